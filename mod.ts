@@ -1,0 +1,26 @@
+/**
+ * @module
+ * niceeval: an evaluation runner for AI agents. This entry exports the authoring API
+ * (`defineConfig`, `defineExperiment`, `defineEval`, …) and, run as the main module, the CLI.
+ *
+ * @example
+ * ```ts
+ * import { defineConfig } from "niceeval";
+ * export default defineConfig({ maxConcurrency: 4 });
+ * ```
+ */
+export * from "./src/public/root.ts";
+
+if (import.meta.main) {
+  // Deliberately not awaited: user files import this very module, and a pending top-level await
+  // here would keep their imports waiting forever. `runProcess` ends the process itself.
+  Promise.all([
+    import("./src/cli/process.ts"),
+    import("./src/public/root.ts"),
+    import("./src/public/expect.ts"),
+    import("./src/public/adapter.ts"),
+    import("./src/public/sandbox.ts"),
+  ]).then(([{ runProcess }, root, expect, adapter, sandbox]) =>
+    runProcess({ api: { root, expect, adapter, sandbox } })
+  );
+}

@@ -1,0 +1,53 @@
+/**
+ * Definition brands (toolchain.md §8.16). A brand lives under a `Symbol.for` key so that a
+ * definition made by another copy of the API is still recognised; niceeval never uses
+ * `instanceof` on definitions.
+ */
+
+/** The registry key of the brand. */
+export const DEFINITION_KEY: unique symbol = Symbol.for("niceeval.definition") as never;
+
+/** The API format version stamped into every brand. */
+export const API_FORMAT_VERSION = 1;
+
+/** What a brand says. */
+export interface Brand {
+  readonly kind: DefinitionKind;
+  readonly version: number;
+}
+
+/** Every kind of branded definition. */
+export type DefinitionKind =
+  | "config"
+  | "experiment"
+  | "eval"
+  | "eval-group"
+  | "agent"
+  | "sandbox-layer";
+
+/** Stamps a (not yet frozen) object with a brand of `kind`; returns the same object. */
+export function brand<T extends object>(target: T, kind: DefinitionKind): T {
+  Object.defineProperty(target, DEFINITION_KEY, {
+    value: Object.freeze({ kind, version: API_FORMAT_VERSION }),
+    enumerable: false,
+  });
+  return target;
+}
+
+/** Reads the brand of any value, or `undefined` when it has none. */
+export function readBrand(value: unknown): Brand | undefined {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) {
+    return undefined;
+  }
+  const raw = (value as Record<symbol, unknown>)[DEFINITION_KEY];
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const { kind, version } = raw as Record<string, unknown>;
+  if (typeof kind !== "string" || typeof version !== "number") return undefined;
+  return { kind: kind as DefinitionKind, version };
+}
+
+/** True when `value` carries a current-version brand of `kind`. */
+export function isBranded(value: unknown, kind: DefinitionKind): boolean {
+  const found = readBrand(value);
+  return found?.kind === kind && found.version === API_FORMAT_VERSION;
+}

@@ -1,0 +1,53 @@
+/**
+ * @module _shared
+ * Cross-cutting building blocks with no domain knowledge: error families, the run-event contract,
+ * the clock and random seams, JSON helpers, definition brands, option validation, number formats
+ * and the version.
+ */
+export { abortKind, AbortReason } from "./abort.ts";
+export type { AbortKind } from "./abort.ts";
+export { API_FORMAT_VERSION, brand, DEFINITION_KEY, isBranded, readBrand } from "./brand.ts";
+export type { Brand, DefinitionKind } from "./brand.ts";
+export { isoTime, realClock, sleep } from "./clock.ts";
+export type { Clock, TimerHandle } from "./clock.ts";
+export {
+  AgentSendError,
+  AssertionAuthoringError,
+  DefinitionError,
+  errorMessage,
+  EvalFatalError,
+  ExperimentFatalError,
+  hasErrorName,
+  UsageError,
+} from "./errors.ts";
+export type { DefinitionErrorCode } from "./errors.ts";
+export type {
+  AttemptDetails,
+  AttemptError,
+  AttemptOutcome,
+  AttemptResult,
+  AttemptVerdict,
+  NotDispatchedReason,
+  RecordedDiagnostic,
+  RetryTally,
+  RunEvent,
+  RunEventSink,
+  SlotOutcome,
+  SlotRef,
+  TurnLog,
+} from "./events.ts";
+export { formatCost, formatDuration, formatScore, formatTokens, plural } from "./format.ts";
+export {
+  canonicalJson,
+  deepFreeze,
+  findNonJson,
+  isJsonValue,
+  isPlainObject,
+  sha256Hex,
+} from "./json.ts";
+export type { JsonObject, JsonValue } from "./json.ts";
+export { check, checkOptions, closest, describe, editDistance } from "./options.ts";
+export type { OptionTable } from "./options.ts";
+export { randomHex8, realRandom } from "./random.ts";
+export type { Random } from "./random.ts";
+export { VERSION } from "./version.ts";

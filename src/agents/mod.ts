@@ -1,0 +1,60 @@
+/**
+ * @module
+ * The agent contract (authoring.md §7–§8.1): `defineAgent` and its brand check, the standard
+ * event stream and its turn validation into immutable `TurnRecord`s, evidence coverage, session
+ * state, send-failure classification, usage sums, and the built-in adapters.
+ *
+ * This domain never decides verdicts, never schedules, retries or waits for backoff, and never
+ * writes to stdout: it describes what an agent did and whether a failure may be retried; the
+ * `attempt` and `scheduler` domains act on that.
+ */
+export { AGENT_NAME_REGEXP, defineAgent, resolveAgent } from "./define_agent.ts";
+export {
+  completeEvidenceCoverage,
+  COVERAGE_CHANNELS,
+  evidenceCoverage,
+  lowerCoverage,
+  worstCoverage,
+} from "./coverage.ts";
+export { createAgentSession, createSessionSlot } from "./session.ts";
+export { classifyRejection, SendRejectedError } from "./send_failure.ts";
+export type { Rejection, SendRejectedErrorOptions } from "./send_failure.ts";
+export { validateTurn } from "./validate_turn.ts";
+export type { TurnValidation, TurnValidationInfo } from "./validate_turn.ts";
+export { sumUsage, USAGE_FIELDS, validateUsage } from "./usage.ts";
+export type { Problem } from "./_problem.ts";
+export { scriptedAgent } from "./scripted_agent.ts";
+export type {
+  ScriptedAgentOptions,
+  ScriptReply,
+  ScriptReplyFunction,
+  ScriptRule,
+  ScriptTool,
+  ScriptWhen,
+} from "./_script_options.ts";
+export type {
+  Agent,
+  AgentContext,
+  AgentDefinition,
+  AgentSession,
+  CommandResult,
+  CoverageChannel,
+  CoverageEntry,
+  DiagnosticInput,
+  ErrorEvent,
+  EvidenceCoverage,
+  MessageEvent,
+  OperationFinishedEvent,
+  OperationStartedEvent,
+  ProgressUpdate,
+  RejectionReason,
+  ResolvedAgent,
+  SessionSlot,
+  StreamEvent,
+  ThinkingEvent,
+  ToolCall,
+  Turn,
+  TurnInput,
+  TurnRecord,
+  Usage,
+} from "./types.ts";

@@ -1,0 +1,63 @@
+/**
+ * The execution error of one Attempt: the first terminal failure wins, classified with a code,
+ * a phase and a halt scope (authoring.md §6.2, scheduling.md STOP-1).
+ */
+import { errorMessage, hasErrorName } from "../_shared/mod.ts";
+import type { AttemptError } from "../_shared/mod.ts";
+import type { ExperimentDefinition, FailureClass, FailureInfo } from "../discovery/mod.ts";
+
+/** A failure as the runner records it. */
+export interface RecordedFailure extends AttemptError {
+  readonly error: unknown;
+}
+
+/** Classification hooks of one Attempt. */
+export interface FailureContext {
+  readonly experiment: ExperimentDefinition;
+  readonly experimentId: string;
+  readonly evalId: string;
+  readonly ordinal: number;
+  /** Reports a non-fatal diagnostic (`classify-failure-threw`). */
+  warn(code: string, message: string): void;
+}
+
+/** Asks the experiment's `classifyFailure`; a throw is ignored with a warning (rule 6.2.5). */
+export function classify(
+  ctx: FailureContext,
+  info: Omit<FailureInfo, "experimentId" | "evalId" | "ordinal">,
+): FailureClass | undefined {
+  const classifier = ctx.experiment.classifyFailure;
+  if (!classifier) return undefined;
+  try {
+    const found = classifier(
+      Object.freeze({
+        ...info,
+        experimentId: ctx.experimentId,
+        evalId: ctx.evalId,
+        ordinal: ctx.ordinal,
+      }),
+    );
+    return typeof found === "object" && found !== null ? found : undefined;
+  } catch (error) {
+    ctx.warn("classify-failure-threw", `classifyFailure threw: ${errorMessage(error)}`);
+    return undefined;
+  }
+}
+
+/** Builds the recorded failure of a thrown value, with fatal-error scopes and classification. */
+export function failureOf(
+  ctx: FailureContext,
+  phase: FailureInfo["phase"],
+  code: string,
+  error: unknown,
+  message = errorMessage(error),
+): RecordedFailure {
+  if (hasErrorName(error, "EvalFatalError")) {
+    return { code: "eval-fatal", phase, message, scope: "eval", error };
+  }
+  if (hasErrorName(error, "ExperimentFatalError")) {
+    return { code: "experiment-fatal", phase, message, scope: "experiment", error };
+  }
+  const found = classify(ctx, { phase, code, message, error });
+  return { code, phase, message, scope: found?.scope ?? "attempt", error };
+}

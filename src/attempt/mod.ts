@@ -1,0 +1,19 @@
+/**
+ * @module attempt
+ * Runs ONE Attempt: the agent's setup and teardown, the eval's test body with its context `t`,
+ * sends with retries, assertions sealed into an `AttemptResult` with its verdict. It knows nothing
+ * of queues, the Record or output.
+ */
+export { abandonedResult, createAttemptRunner } from "./run_attempt.ts";
+export type { AttemptRunnerOptions } from "./run_attempt.ts";
+export type {
+  Conversation,
+  EvalSandbox,
+  Kind,
+  OrderAssertions,
+  ScoreTestContext,
+  SendInput,
+  SessionHandle,
+  TestContext,
+  TurnHandle,
+} from "./types.ts";

@@ -1,0 +1,116 @@
+/**
+ * `niceeval exp` — the composition root of a run: plan, then hand `runPlan` the attempt runner and
+ * subscribe the Record writer and the reporters to its events. No domain logic lives here.
+ */
+import { resolve } from "node:path";
+import type { RunEvent } from "../_shared/mod.ts";
+import { abandonedResult, createAttemptRunner } from "../attempt/mod.ts";
+import { RecordWriter } from "../record/mod.ts";
+import { dryDocument, dryLines, planLines } from "../report/mod.ts";
+import { runPlan } from "../scheduler/mod.ts";
+import type { ExpOptions } from "./exp_options.ts";
+import { finishRun, type Invocation, openInvocation } from "./exp_invocation.ts";
+import type { Io } from "./io.ts";
+import { planRun } from "./plan_run.ts";
+import { loadProject, printWarnings } from "./project.ts";
+
+/** Default Record root, relative to the project. */
+export const DEFAULT_RECORD_ROOT = ".niceeval/record";
+
+/** Runs `exp` (or `exp --dry`); returns the exit code. */
+export async function runExp(io: Io, options: ExpOptions): Promise<number> {
+  const project = await loadProject(io, { experiments: true });
+  if (!options.json) printWarnings(io, project.discovered.warnings);
+  const planned = await planRun(project, options, io.clock);
+  const recordRoot = resolve(io.cwd, options.record ?? DEFAULT_RECORD_ROOT);
+  if (options.dry) return printDry(io, options, planned, recordRoot);
+  const invocation = await openInvocation(io, { options, planned, project, recordRoot });
+  return await execute(io, invocation);
+}
+
+function printDry(
+  io: Io,
+  options: ExpOptions,
+  planned: Awaited<ReturnType<typeof planRun>>,
+  recordRoot: string,
+): number {
+  const { plan, cap } = planned;
+  if (options.json) {
+    const experimentConcurrency: Record<string, number> = {};
+    for (const e of plan.experiments) {
+      if (e.maxConcurrency !== null) experimentConcurrency[e.id] = e.maxConcurrency;
+    }
+    io.stdout.write(
+      JSON.stringify(dryDocument(plan, {
+        recordRoot,
+        total: plan.total,
+        evals: plan.evalCount,
+        configs: plan.experiments.length,
+        reused: plan.reused,
+        toRun: plan.toRun,
+        concurrency: cap.cap,
+        concurrencySource: cap.source,
+        concurrencyProvider: cap.provider,
+        ramp: null,
+        experimentConcurrency,
+        rerun: options.rerun === "none" ? null : options.rerun,
+        problems: [],
+      })) + "\n",
+    );
+    return 0;
+  }
+  const lines = [
+    ...planLines({ plan, cap: cap.cap, capAnnotation: planned.capAnnotation, dry: true }),
+    ...dryLines(plan),
+  ];
+  io.stdout.write(lines.join("\n") + "\n");
+  return 0;
+}
+
+/** Dispatches the plan and publishes the Runs. */
+async function execute(io: Io, inv: Invocation): Promise<number> {
+  const stop = new AbortController();
+  const writer = new RecordWriter(inv.recordRoot, { clock: io.clock, random: io.random });
+  writer.onFailure = (error) => {
+    inv.emitWriteFailure(error);
+    stop.abort(error);
+  };
+  await writer.begin(inv.runSpecs);
+  const emit = (event: RunEvent) => {
+    writer.handle(event);
+    inv.report(event);
+  };
+  const onInterrupt = () =>
+    emit({
+      type: "interrupted",
+      at: io.clock.now(),
+      signal: String(io.interrupt.reason ?? "SIGINT"),
+    });
+  io.interrupt.addEventListener("abort", onInterrupt, { once: true });
+  try {
+    const outcomes = await runPlan(
+      inv.planned.plan,
+      createAttemptRunner({
+        plan: inv.planned.plan,
+        root: inv.root,
+        clock: io.clock,
+        random: io.random,
+        pricing: inv.pricing,
+      }),
+      {
+        signal: AbortSignal.any([io.interrupt, stop.signal]),
+        clock: io.clock,
+        random: io.random,
+        onEvent: emit,
+        cap: inv.planned.cap.cap,
+        abandon: abandonedResult,
+      },
+    );
+    return await finishRun(io, inv, writer, outcomes);
+  } catch (error) {
+    inv.failReceipt();
+    throw error;
+  } finally {
+    io.interrupt.removeEventListener("abort", onInterrupt);
+  }
+}

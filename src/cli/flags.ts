@@ -1,0 +1,252 @@
+/**
+ * Flag tables of every command and the strict checks commander does not make (cli.md §1, §3):
+ * rejected flags, unknown flags with suggestions, single-valued flags given twice, optional-value
+ * flags (CLI-2), and value validation (ERR-7).
+ */
+import { UsageError } from "../_shared/mod.ts";
+import { closest } from "../_shared/mod.ts";
+
+/** One flag of one command. */
+export interface FlagSpec {
+  /** Long name without dashes. */
+  readonly name: string;
+  /** Value placeholder (`<n>`), or undefined for a switch. */
+  readonly value?: string;
+  /** Allowed values of an optional-value flag (CLI-2); the first is the bare default. */
+  readonly optionalValues?: readonly string[];
+  readonly repeatable?: boolean;
+  readonly description: string;
+}
+
+/** Flags of `exp` (cli.md §3.2, the parts of this release). */
+export const EXP_FLAGS: readonly FlagSpec[] = [
+  {
+    name: "attempts",
+    value: "<n>",
+    description:
+      "ordinals per (experiment, eval); integer ≥ 1 (default: experiment attempts, else 1)",
+  },
+  {
+    name: "max-concurrency",
+    value: "<n>",
+    description:
+      "global cap G; integer ≥ 1 (default: config maxConcurrency, else the provider default)",
+  },
+  {
+    name: "timeout",
+    value: "<ms>",
+    description:
+      "per-Attempt deadline in ms; integer ≥ 1 (default: experiment → eval → config timeoutMs, else unlimited)",
+  },
+  {
+    name: "tag",
+    value: "<t>",
+    repeatable: true,
+    description: "keep only evals carrying a given tag; repeatable (default: none)",
+  },
+  {
+    name: "json",
+    description: "NDJSON event stream on stdout; with --dry one plan document (default: off)",
+  },
+  {
+    name: "junit",
+    value: "<path>",
+    description: "also write JUnit XML to this file (default: none)",
+  },
+  { name: "dry", description: "plan and print; run nothing (default: off)" },
+  {
+    name: "rerun",
+    optionalValues: ["failed", "all"],
+    description:
+      "carry tier: bare or =failed reruns failed ordinals, =all reruns everything (default: carry passed and failed)",
+  },
+  {
+    name: "early-exit",
+    description:
+      "a passed Attempt skips the eval's undispatched ordinals (default: experiment earlyExit)",
+  },
+  { name: "no-early-exit", description: "run every ordinal (default: experiment earlyExit)" },
+  {
+    name: "budget",
+    value: "<usd>",
+    description:
+      "estimated-cost budget per selected experiment; decimal ≥ 0 (default: experiment budget, else unlimited)",
+  },
+  {
+    name: "record",
+    value: "<root>",
+    description: "Record root directory (default: .niceeval/record)",
+  },
+];
+
+/** Flags of `exp list`. */
+export const EXP_LIST_FLAGS: readonly FlagSpec[] = [
+  {
+    name: "tag",
+    value: "<t>",
+    repeatable: true,
+    description: "keep only evals carrying a given tag; repeatable (default: none)",
+  },
+  { name: "json", description: "one JSON document on stdout (default: off)" },
+];
+
+/** Flags of `list`. */
+export const LIST_FLAGS: readonly FlagSpec[] = EXP_LIST_FLAGS;
+
+/** Flags of `init`. */
+export const INIT_FLAGS: readonly FlagSpec[] = [
+  { name: "example", description: "also write the keyless day-one example project (default: off)" },
+];
+
+/** Flags rejected everywhere with fixed texts (cli.md §3.3). */
+const REJECTED: Readonly<Record<string, readonly [string, string]>> = {
+  agent: [
+    "--agent is not an exp option; the agent is part of the experiment file",
+    "add a file under experiments/ that calls defineExperiment({ agent })",
+  ],
+  model: [
+    "--model is not an exp option; the model is part of the experiment file",
+    'add a file under experiments/ with defineExperiment({ agent, model: "<name>" })',
+  ],
+  force: ["--force is not an exp option", "use --rerun all to execute every Attempt again"],
+  "keep-sandbox": [
+    "--keep-sandbox is not available yet",
+    "inspect a failed Attempt with niceeval show @<locator>",
+  ],
+};
+
+/** The parsed flags of one command. */
+export interface ParsedFlags {
+  readonly positionals: string[];
+  readonly values: Map<string, string[]>;
+}
+
+/**
+ * Parses `args` against `specs`: `--flag value`, `--flag=value`, `--` ends flags. Throws
+ * `UsageError` for every rule of CLI-1 … CLI-3 and §3.3.
+ */
+export function parseFlags(
+  args: readonly string[],
+  specs: readonly FlagSpec[],
+  command: string,
+): ParsedFlags {
+  const positionals: string[] = [];
+  const values = new Map<string, string[]>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith("-") || arg === "-") {
+      positionals.push(arg);
+      continue;
+    }
+    const body = arg.startsWith("--") ? arg.slice(2) : arg.slice(1);
+    const eq = body.indexOf("=");
+    const name = eq < 0 ? body : body.slice(0, eq);
+    const inline = eq < 0 ? undefined : body.slice(eq + 1);
+    const rejected = REJECTED[name];
+    if (rejected) throw new UsageError("flag-rejected", rejected[0], rejected[1]);
+    const spec = arg.startsWith("--") ? specs.find((s) => s.name === name) : undefined;
+    if (!spec) throw unknownFlag(arg.split("=")[0]!, specs, command);
+    let value: string;
+    if (spec.optionalValues) {
+      const next = args[i + 1];
+      if (inline !== undefined) value = inline;
+      else if (next !== undefined && spec.optionalValues.includes(next)) value = args[++i]!;
+      else value = spec.optionalValues[0]!;
+      if (!spec.optionalValues.includes(value)) {
+        throw new UsageError(
+          "usage",
+          `--${name} accepts ${spec.optionalValues.join(" or ")}, got "${value}"`,
+          `see niceeval ${command} --help`,
+        );
+      }
+    } else if (spec.value) {
+      const next = inline ?? args[++i];
+      if (next === undefined || (inline === undefined && next.startsWith("--"))) {
+        throw new UsageError(
+          "usage",
+          `--${name} requires a value ${spec.value}`,
+          `see niceeval ${command} --help`,
+        );
+      }
+      value = next;
+    } else {
+      if (inline !== undefined) {
+        throw new UsageError(
+          "usage",
+          `--${name} takes no value, got "${inline}"`,
+          `see niceeval ${command} --help`,
+        );
+      }
+      value = "";
+    }
+    const prev = values.get(name) ?? [];
+    if (prev.length > 0 && !spec.repeatable) {
+      throw new UsageError("usage", `--${name} was given more than once`, `give --${name} once`);
+    }
+    values.set(name, [...prev, value]);
+  }
+  return { positionals, values };
+}
+
+function unknownFlag(flag: string, specs: readonly FlagSpec[], command: string): UsageError {
+  const near = closest(flag.replace(/^-+/, ""), specs.map((s) => s.name));
+  return new UsageError(
+    "usage",
+    `unknown flag ${flag}`,
+    near ? `did you mean --${near}?` : `see niceeval ${command} --help`,
+  );
+}
+
+/** The single value of a flag, if given. */
+export function flagValue(flags: ParsedFlags, name: string): string | undefined {
+  return flags.values.get(name)?.[0];
+}
+
+/** True when a switch was given. */
+export function flagSet(flags: ParsedFlags, name: string): boolean {
+  return flags.values.has(name);
+}
+
+/** Parses an integer flag ≥ `min` (ERR-7). */
+export function intFlag(flags: ParsedFlags, name: string, min = 1): number | undefined {
+  const raw = flagValue(flags, name);
+  if (raw === undefined) return undefined;
+  if (!/^[0-9]+$/.test(raw.trim()) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
+    throw new UsageError(
+      "usage",
+      `--${name} requires an integer ≥ ${min}, got "${raw}"`,
+      `pass a whole number, for example --${name} ${Math.max(min, 1)}`,
+    );
+  }
+  return Number(raw);
+}
+
+/** Parses a decimal flag ≥ 0. */
+export function decimalFlag(flags: ParsedFlags, name: string): number | undefined {
+  const raw = flagValue(flags, name);
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (raw.trim() === "" || !/^[0-9]*\.?[0-9]+$/.test(raw.trim()) || !Number.isFinite(n) || n < 0) {
+    throw new UsageError(
+      "usage",
+      `--${name} requires a decimal ≥ 0, got "${raw}"`,
+      `pass a number of USD, for example --${name} 5`,
+    );
+  }
+  return n;
+}
+
+/** Rejects forbidden combinations (FLAG-4). */
+export function forbidTogether(flags: ParsedFlags, a: string, b: string): void {
+  if (flags.values.has(a) && flags.values.has(b)) {
+    throw new UsageError(
+      "usage",
+      `--${a} cannot be combined with --${b}`,
+      `drop one of --${a} and --${b}`,
+    );
+  }
+}

@@ -1,0 +1,66 @@
+/** Help texts (CLI-4), rendered by commander from the same flag tables the parser uses. */
+import { Command, Option } from "commander";
+import { EXP_FLAGS, EXP_LIST_FLAGS, type FlagSpec, INIT_FLAGS, LIST_FLAGS } from "./flags.ts";
+
+interface CommandHelp {
+  readonly usage: string;
+  readonly summary: string;
+  readonly flags: readonly FlagSpec[];
+  readonly examples: readonly [string, string];
+}
+
+/** Every command with its help. */
+export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
+  init: {
+    usage: "[--example]",
+    summary: "Scaffold a niceeval project in the current directory",
+    flags: INIT_FLAGS,
+    examples: ["niceeval init", "niceeval init --example"],
+  },
+  list: {
+    usage: "[eval-prefix...] [--tag <t>]... [--json]",
+    summary: "List the discovered evals",
+    flags: LIST_FLAGS,
+    examples: ["niceeval list", "niceeval list greet --tag smoke"],
+  },
+  exp: {
+    usage: "[experiment-selector [eval-prefix...]] [flags]",
+    summary: "Plan and run Attempts of the selected experiments",
+    flags: EXP_FLAGS,
+    examples: ["niceeval exp local", "niceeval exp checks --rerun all --json"],
+  },
+  "exp list": {
+    usage: "[experiment-selector] [--tag <t>]... [--json]",
+    summary: "List the experiments and how many evals each selects",
+    flags: EXP_LIST_FLAGS,
+    examples: ["niceeval exp list", "niceeval exp list checks --json"],
+  },
+};
+
+/** Help of one command, or of the root when `name` is undefined. */
+export function helpText(name?: string): string {
+  const program = new Command("niceeval")
+    .description("Evaluate AI agents: plan, run, store and report Attempts")
+    .helpOption("-h, --help", "print help")
+    .version("", "-v, --version", "print the version")
+    .addHelpCommand(false);
+  if (name === undefined) {
+    for (const [cmd, help] of Object.entries(COMMANDS)) {
+      program.command(cmd).description(help.summary);
+    }
+    return program.helpInformation() +
+      "\nExamples:\n  niceeval init --example\n  niceeval exp local\n";
+  }
+  const help = COMMANDS[name]!;
+  const command = new Command(`niceeval ${name}`).usage(help.usage).description(help.summary)
+    .helpOption("-h, --help", "print help");
+  for (const flag of help.flags) {
+    const value = flag.value
+      ? ` ${flag.value}`
+      : flag.optionalValues
+      ? `[=${flag.optionalValues.join("|")}]`
+      : "";
+    command.addOption(new Option(`--${flag.name}${value}`, flag.description));
+  }
+  return command.helpInformation() + `\nExamples:\n  ${help.examples[0]}\n  ${help.examples[1]}\n`;
+}

@@ -1,0 +1,35 @@
+/** The process seam as every command sees it (STYLE.md §8): streams, env, cwd, time, signals. */
+import type { Clock } from "../_shared/mod.ts";
+import type { Random } from "../_shared/mod.ts";
+
+/** A writable text stream. */
+export interface TextSink {
+  write(text: string): void;
+  /** True when the stream is a terminal. */
+  readonly isTerminal: boolean;
+  /** Terminal width in columns, when known. */
+  columns(): number | undefined;
+}
+
+/** Everything a command may touch of its process. */
+export interface Io {
+  readonly stdout: TextSink;
+  readonly stderr: TextSink;
+  /** Read-only snapshot of the environment at start. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Sets a variable for user code (`.env` entries); never overrides. */
+  setEnv(key: string, value: string): void;
+  readonly cwd: string;
+  readonly clock: Clock;
+  readonly random: Random;
+  /** Aborts on the first SIGINT/SIGTERM; its reason names the signal. */
+  readonly interrupt: AbortSignal;
+  /** Aborts on a second interrupt signal: stop waiting and exit. */
+  readonly forceInterrupt: AbortSignal;
+  /** This process's id (owner records). */
+  readonly pid: number;
+  /** Host name (owner records). */
+  readonly hostname: string;
+  /** Flushes the streams; resolves when written. */
+  flush(): Promise<void>;
+}

@@ -1,0 +1,118 @@
+/**
+ * `main(args, io)`: routes argv to a command and maps errors to exit codes — 2 for usage errors
+ * (no stack), 3 for bugs (stack, version).
+ */
+import { UsageError } from "../_shared/mod.ts";
+import { VERSION } from "../_shared/mod.ts";
+import { expOptions } from "./exp_options.ts";
+import { EXP_FLAGS, EXP_LIST_FLAGS, flagSet, INIT_FLAGS, LIST_FLAGS, parseFlags } from "./flags.ts";
+import { COMMANDS, helpText } from "./help.ts";
+import type { Io } from "./io.ts";
+
+const RESERVED: Readonly<Record<string, string>> = {
+  accept: "exp",
+  view: "show",
+  migrate: "exp",
+  debug: "exp",
+  check: "exp --dry",
+  session: "exp",
+};
+
+/** Runs one command; returns its exit code. */
+export async function main(args: readonly string[], io: Io): Promise<number> {
+  try {
+    return await dispatch(args, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`error: ${error.message} [${error.code}]\n`);
+      for (const line of error.extraLines) io.stderr.write(`error: ${line}\n`);
+      io.stderr.write(`hint: ${error.hint}\n`);
+      return 2;
+    }
+    const e = error instanceof Error ? error : new Error(String(error));
+    io.stderr.write(`internal error: ${e.message}\n${e.stack ?? ""}\n`);
+    io.stderr.write(
+      `hint: this is a niceeval bug (version ${VERSION}); please report it with the output above\n`,
+    );
+    return 3;
+  }
+}
+
+async function dispatch(args: readonly string[], io: Io): Promise<number> {
+  const [command, ...rest] = args;
+  if (command === undefined || command === "-h" || command === "--help") return help(io);
+  if (command === "-v" || command === "--version") {
+    io.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const reserved = RESERVED[command];
+  if (reserved !== undefined) {
+    throw new UsageError(
+      "command-unavailable",
+      `niceeval ${command} is not available in this release`,
+      `use niceeval ${reserved}`,
+    );
+  }
+  const sub = command === "exp" && rest[0] === "list" ? "exp list" : command;
+  if (!(sub in COMMANDS)) {
+    throw new UsageError(
+      "usage",
+      `unknown command "${command}"`,
+      `commands: ${Object.keys(COMMANDS).filter((c) => !c.includes(" ")).join(", ")}`,
+    );
+  }
+  const tail = sub === "exp list" ? rest.slice(1) : rest;
+  if (wantsHelp(tail)) return help(io, sub);
+  switch (sub) {
+    case "init": {
+      const flags = parseFlags(tail, INIT_FLAGS, "init");
+      noPositionals(flags.positionals, "init");
+      const { runInit } = await import("./init.ts");
+      return await runInit(io, { example: flagSet(flags, "example") });
+    }
+    case "list": {
+      const flags = parseFlags(tail, LIST_FLAGS, "list");
+      const { runList } = await import("./list.ts");
+      return await runList(io, {
+        prefixes: flags.positionals,
+        tags: flags.values.get("tag") ?? [],
+        json: flagSet(flags, "json"),
+      });
+    }
+    case "exp list": {
+      const flags = parseFlags(tail, EXP_LIST_FLAGS, "exp list");
+      if (flags.positionals.length > 1) noPositionals(flags.positionals.slice(1), "exp list");
+      const { runExpList } = await import("./list.ts");
+      return await runExpList(io, {
+        ...(flags.positionals[0] !== undefined ? { selector: flags.positionals[0] } : {}),
+        tags: flags.values.get("tag") ?? [],
+        json: flagSet(flags, "json"),
+      });
+    }
+    default: {
+      const options = expOptions(parseFlags(tail, EXP_FLAGS, "exp"));
+      const { runExp } = await import("./exp.ts");
+      return await runExp(io, options);
+    }
+  }
+}
+
+function wantsHelp(args: readonly string[]): boolean {
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === "-h" || a === "--help");
+}
+
+function help(io: Io, command?: string): number {
+  io.stdout.write(helpText(command));
+  return 0;
+}
+
+function noPositionals(positionals: readonly string[], command: string): void {
+  if (positionals.length > 0) {
+    throw new UsageError(
+      "usage",
+      `unexpected argument "${positionals[0]}"`,
+      `see niceeval ${command} --help`,
+    );
+  }
+}

@@ -1,0 +1,107 @@
+/** Planning for `exp`: selection, identity, carry decisions, plan and the global cap. */
+import type { Clock } from "../_shared/mod.ts";
+import type { ConfigDefinition } from "../config/mod.ts";
+import type { DiscoveredGroup } from "../discovery/mod.ts";
+import { buildPlan, type Plan, select } from "../plan/mod.ts";
+import { configHashOf, executionDigestOf, FingerprintCache, slotIdOf } from "../record/mod.ts";
+import { capAnnotation, type ResolvedCap, resolveGlobalCap } from "../scheduler/mod.ts";
+import type { ExpOptions } from "./exp_options.ts";
+import type { LoadedProject } from "./project.ts";
+
+/** Identity of every selected (experiment, eval). */
+export interface PlanIdentity {
+  readonly configHash: ReadonlyMap<string, string>;
+  readonly inputFingerprint: ReadonlyMap<string, string>;
+}
+
+/** The plan with everything the run and the reporters need. */
+export interface PlannedRun {
+  readonly plan: Plan;
+  readonly cap: ResolvedCap;
+  readonly capAnnotation: string;
+  readonly identity: PlanIdentity;
+  readonly emptyExperimentIds: readonly string[];
+}
+
+/** Builds the complete plan before anything is dispatched (PLAN-1). */
+export async function planRun(
+  project: LoadedProject,
+  options: ExpOptions,
+  _clock: Clock,
+): Promise<PlannedRun> {
+  const { discovered, config } = project;
+  const selection = select(discovered.experiments, discovered.evals, {
+    ...(options.selector !== undefined ? { selector: options.selector } : {}),
+    evalPrefixes: options.evalPrefixes,
+    tags: options.tags,
+  });
+  const identity = await identityOf(
+    project,
+    selection.experiments.map((s) => ({ experiment: s.experiment, evals: s.evals })),
+    discovered.groups,
+  );
+  const plan = buildPlan(selection, settingsOf(options, config));
+  const cap = resolveGlobalCap({
+    ...(options.maxConcurrency !== undefined ? { flag: options.maxConcurrency } : {}),
+    ...(config.maxConcurrency !== undefined ? { config: config.maxConcurrency } : {}),
+    providers: [],
+  });
+  return {
+    plan,
+    cap,
+    capAnnotation: capAnnotation(cap),
+    identity,
+    emptyExperimentIds: selection.emptyExperimentIds,
+  };
+}
+
+function settingsOf(options: ExpOptions, config: ConfigDefinition) {
+  return {
+    rerun: options.rerun,
+    ...(options.attempts !== undefined ? { attempts: options.attempts } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.earlyExit !== undefined ? { earlyExit: options.earlyExit } : {}),
+    ...(options.budget !== undefined ? { budget: options.budget } : {}),
+    ...(config.timeoutMs !== undefined ? { configTimeoutMs: config.timeoutMs } : {}),
+  };
+}
+
+async function identityOf(
+  project: LoadedProject,
+  selected: readonly {
+    experiment: Parameters<typeof configHashOf>[0];
+    evals: readonly { id: string; groupId?: string }[];
+  }[],
+  groups: readonly DiscoveredGroup[],
+): Promise<PlanIdentity> {
+  const cache = new FingerprintCache(project.root);
+  const configHash = new Map<string, string>();
+  const inputFingerprint = new Map<string, string>();
+  for (const { experiment, evals } of selected) {
+    configHash.set(experiment.id, configHashOf(experiment));
+    for (const e of evals) {
+      if (inputFingerprint.has(e.id)) continue;
+      const discovered = project.discovered.evals.find((d) => d.id === e.id)!;
+      const group = groups.find((g) => g.id === discovered.groupId);
+      inputFingerprint.set(e.id, await cache.fingerprint(discovered, group));
+    }
+  }
+  return { configHash, inputFingerprint };
+}
+
+/** SlotId and execution identity digest of one slot. */
+export function slotIdentity(
+  identity: PlanIdentity,
+  experimentId: string,
+  evalId: string,
+  ordinal: number,
+) {
+  const configHash = identity.configHash.get(experimentId)!;
+  const inputFingerprint = identity.inputFingerprint.get(evalId)!;
+  return {
+    slotId: slotIdOf(evalId, ordinal),
+    configHash,
+    inputFingerprint,
+    executionIdentityDigest: executionDigestOf(configHash, inputFingerprint),
+  };
+}

@@ -1,0 +1,49 @@
+/** Loads a project for a command: `.env`, the config, then discovery (CLI-6, CLI-7). */
+import { join } from "node:path";
+import {
+  type ConfigDefinition,
+  loadConfig,
+  missingEnvEntries,
+  parseEnvFile,
+} from "../config/mod.ts";
+import { type DiscoveredProject, discoverProject, type DiscoveryIssue } from "../discovery/mod.ts";
+import { loadNative } from "../loader/mod.ts";
+import type { Io } from "./io.ts";
+
+/** A loaded project. */
+export interface LoadedProject {
+  readonly root: string;
+  readonly config: ConfigDefinition;
+  readonly discovered: DiscoveredProject;
+}
+
+/** Reads `.env`, loads the config and discovers the project; throws `UsageError` on bad input. */
+export async function loadProject(
+  io: Io,
+  options: { experiments: boolean },
+): Promise<LoadedProject> {
+  const root = io.cwd;
+  await applyEnvFile(io, root);
+  const config = await loadConfig(root, loadNative);
+  const discovered = await discoverProject(root, {
+    load: loadNative,
+    experiments: options.experiments,
+  });
+  return { root, config, discovered };
+}
+
+async function applyEnvFile(io: Io, root: string): Promise<void> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(join(root, ".env"));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    throw error;
+  }
+  for (const [key, value] of missingEnvEntries(parseEnvFile(text), io.env)) io.setEnv(key, value);
+}
+
+/** Prints discovery warnings as `! <file>: <message>` on stderr (not under `--json`). */
+export function printWarnings(io: Io, warnings: readonly DiscoveryIssue[]): void {
+  for (const w of warnings) io.stderr.write(`! ${w.file}: ${w.message} [${w.code}]\n`);
+}

@@ -1,0 +1,63 @@
+/** Loads `niceeval.config.ts` from the project root (authoring.md §1.1 rules 1–2). */
+import { readBrand } from "../_shared/mod.ts";
+import { errorMessage, hasErrorName, UsageError } from "../_shared/mod.ts";
+import { join } from "node:path";
+import type { ConfigDefinition } from "./define.ts";
+
+/** The config file name; the project root is the directory that holds it. */
+export const CONFIG_FILE = "niceeval.config.ts";
+
+/** Loads a user module and returns its namespace. */
+export type ModuleLoader = (path: string) => Promise<Record<string, unknown>>;
+
+/**
+ * Imports the config module and checks its default export. Throws `config-missing`,
+ * `config.import-failed` or `config-invalid` as {@link UsageError}.
+ */
+export async function loadConfig(root: string, load: ModuleLoader): Promise<ConfigDefinition> {
+  const path = join(root, CONFIG_FILE);
+  try {
+    const info = await Deno.stat(path);
+    if (!info.isFile) throw new Deno.errors.NotFound();
+  } catch {
+    throw new UsageError(
+      "config-missing",
+      `no ${CONFIG_FILE} in ${root}`,
+      "run niceeval init, or change into the project directory",
+    );
+  }
+  let mod: Record<string, unknown>;
+  try {
+    mod = await load(path);
+  } catch (error) {
+    if (hasErrorName(error, "DefinitionError")) {
+      const e = error as Error & { path?: string };
+      throw new UsageError(
+        "config-invalid",
+        `${CONFIG_FILE}: ${e.message}`,
+        "fix the option named above; see the defineConfig options",
+        { cause: error },
+      );
+    }
+    throw new UsageError(
+      "config.import-failed",
+      `${CONFIG_FILE}: cannot load: ${firstLine(errorMessage(error))}`,
+      "fix the error above, then run the command again",
+      { cause: error },
+    );
+  }
+  const config = mod.default;
+  const found = readBrand(config);
+  if (found?.kind !== "config") {
+    throw new UsageError(
+      "config-invalid",
+      `${CONFIG_FILE}: the default export must be defineConfig({...})`,
+      'write: import { defineConfig } from "niceeval"; export default defineConfig({});',
+    );
+  }
+  return config as ConfigDefinition;
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0] ?? text;
+}

@@ -1,0 +1,210 @@
+/**
+ * `defineEval`, `defineScoreEval`, `defineEvalGroup` and `defineExperiment` (authoring.md §2, §6.1).
+ * Each validates synchronously, throws `DefinitionError` on the first problem, and returns a
+ * frozen, branded definition.
+ */
+import { brand, isBranded } from "../_shared/mod.ts";
+import { DefinitionError } from "../_shared/mod.ts";
+import type { JsonValue } from "../_shared/mod.ts";
+import { check, checkOptions, describe } from "../_shared/mod.ts";
+import type { Agent } from "../agents/mod.ts";
+import type { ScoreTestContext, TestContext } from "../attempt/mod.ts";
+
+/** A sandbox template or layer from `niceeval/sandbox` (Sandboxes chapter). */
+export interface SandboxLayer {
+  readonly kind: string;
+}
+
+/** The kind of an eval: pass/fail or earned points. */
+export type EvalKind = "pass" | "score";
+
+/** Options shared by `defineEval` and `defineScoreEval`; `C` is the test context type. */
+export interface EvalOptions<C> {
+  /** Shown by list and show; no effect on results. */
+  description?: string;
+  /** Default []; non-empty, no whitespace; duplicates dropped. */
+  tags?: readonly string[];
+  /** Per-Attempt limit in milliseconds. */
+  timeoutMs?: number;
+  /** JSON; part of the eval's identity. */
+  metadata?: Record<string, JsonValue>;
+  /** Template or prepare layer from `niceeval/sandbox`. */
+  sandbox?: SandboxLayer;
+  /** The test body. */
+  test(t: C): void | Promise<void>;
+}
+
+/** A validated eval definition. */
+export interface EvalDefinition<K extends EvalKind = EvalKind, C = unknown> {
+  readonly evaluationKind: K;
+  readonly description?: string;
+  readonly tags: readonly string[];
+  readonly timeoutMs?: number;
+  readonly metadata: Readonly<Record<string, JsonValue>>;
+  readonly sandbox?: SandboxLayer;
+  readonly test: (t: C) => void | Promise<void>;
+}
+
+const EVAL_OPTIONS = {
+  known: ["description", "tags", "timeoutMs", "metadata", "sandbox", "test"],
+  required: ["test"],
+  later: ["judge", "reporters", "plugins", "diff"],
+  reserved: ["id", "evaluationKind", "configHash"],
+};
+
+/** Validates eval options for either kind. */
+export function makeEval<K extends EvalKind, C>(
+  kind: K,
+  def: EvalOptions<C>,
+): EvalDefinition<K, C> {
+  const what = kind === "pass" ? "defineEval" : "defineScoreEval";
+  const o = checkOptions(def, EVAL_OPTIONS, what);
+  const out: Record<string, unknown> = {
+    evaluationKind: kind,
+    tags: o.tags === undefined ? Object.freeze([]) : check.tags(o.tags, "tags", what),
+    metadata: o.metadata === undefined
+      ? Object.freeze({})
+      : check.jsonObject(o.metadata, "metadata", what),
+    test: check.function(o.test, "test", what),
+  };
+  if (o.description !== undefined) {
+    out.description = check.string(o.description, "description", what, { singleLine: true });
+  }
+  if (o.timeoutMs !== undefined) {
+    out.timeoutMs = check.positiveInteger(o.timeoutMs, "timeoutMs", what);
+  }
+  if (o.sandbox !== undefined) out.sandbox = sandboxOf(o.sandbox, "sandbox");
+  return Object.freeze(brand(out, "eval")) as unknown as EvalDefinition<K, C>;
+}
+
+/** A validated eval group definition. */
+export interface EvalGroupDefinition {
+  readonly evals: readonly EvalDefinition[];
+  readonly onUnavailable: "stop-group" | "replace-sandbox";
+  readonly sandbox?: SandboxLayer;
+  readonly description?: string;
+}
+
+/** What `defineEvalGroup` accepts. */
+export interface EvalGroupOptions {
+  /** Non-empty; discovered definitions. */
+  evals: readonly EvalDefinition[];
+  /** What happens when the shared sandbox fails; required. */
+  onUnavailable: "stop-group" | "replace-sandbox";
+  /** Template or layer shared by all members. */
+  sandbox?: SandboxLayer;
+  description?: string;
+}
+
+const GROUP_OPTIONS = {
+  known: ["evals", "onUnavailable", "sandbox", "description"],
+  required: ["evals", "onUnavailable"],
+  later: ["plugins"],
+};
+
+/**
+ * Defines an eval group: members run one at a time in one shared sandbox per experiment.
+ *
+ * @param def The group's members and options.
+ * @returns The validated, frozen group definition.
+ * @throws {DefinitionError} When an option is unknown or invalid.
+ * @example
+ * ```ts
+ * import { defineEval, defineEvalGroup } from "niceeval";
+ * const a = defineEval({ test() {} });
+ * export default defineEvalGroup({ evals: [a], onUnavailable: "stop-group" });
+ * ```
+ */
+export function defineEvalGroup(def: EvalGroupOptions): EvalGroupDefinition {
+  const what = "defineEvalGroup";
+  const o = checkOptions(def, GROUP_OPTIONS, what);
+  if (!Array.isArray(o.evals) || o.evals.length === 0) {
+    throw new DefinitionError(
+      "definition.invalid-value",
+      "evals",
+      `evals must be a non-empty array of eval definitions, got ${describe(o.evals)}`,
+    );
+  }
+  o.evals.forEach((member, i) => {
+    if (!isBranded(member, "eval")) {
+      throw new DefinitionError(
+        "definition.invalid-value",
+        `evals[${i}]`,
+        `evals[${i}] must be a defineEval or defineScoreEval result`,
+      );
+    }
+  });
+  if (o.onUnavailable !== "stop-group" && o.onUnavailable !== "replace-sandbox") {
+    throw new DefinitionError(
+      "definition.invalid-value",
+      "onUnavailable",
+      `onUnavailable must be "stop-group" or "replace-sandbox", got ${describe(o.onUnavailable)}`,
+    );
+  }
+  const out: Record<string, unknown> = {
+    evals: Object.freeze([...o.evals]),
+    onUnavailable: o.onUnavailable,
+  };
+  if (o.sandbox !== undefined) out.sandbox = sandboxOf(o.sandbox, "sandbox");
+  if (o.description !== undefined) {
+    out.description = check.string(o.description, "description", what, { singleLine: true });
+  }
+  return Object.freeze(brand(out, "eval-group")) as unknown as EvalGroupDefinition;
+}
+
+function sandboxOf(value: unknown, path: string): SandboxLayer {
+  if (!isBranded(value, "sandbox-layer")) {
+    throw new DefinitionError(
+      "definition.invalid-value",
+      path,
+      `${path} must be a sandbox template or layer from niceeval/sandbox, got ${describe(value)}`,
+    );
+  }
+  return value as SandboxLayer;
+}
+
+/** Exposes the sandbox check to the experiment definition module. */
+export { sandboxOf };
+
+/** Re-exported for the experiment module's agent check. */
+export type { Agent };
+
+/**
+ * Defines a pass/fail eval: one test case, run against every experiment that selects it.
+ *
+ * @param def The eval options and its `test(t)` body.
+ * @returns The validated, frozen eval definition.
+ * @throws {DefinitionError} When an option is unknown or invalid.
+ * @example
+ * ```ts
+ * import { defineEval } from "niceeval";
+ * import { includes } from "niceeval/expect";
+ * export default defineEval({
+ *   async test(t) {
+ *     await t.send("Say hello");
+ *     t.check(t.reply, includes("Hello"));
+ *   },
+ * });
+ * ```
+ */
+export function defineEval(def: EvalOptions<TestContext>): EvalDefinition<"pass", TestContext> {
+  return makeEval("pass", def);
+}
+
+/**
+ * Defines a score eval: its result is earned points, never pass/fail.
+ *
+ * @param def The eval options and its `test(t)` body.
+ * @returns The validated, frozen eval definition.
+ * @throws {DefinitionError} When an option is unknown or invalid.
+ * @example
+ * ```ts
+ * import { defineScoreEval } from "niceeval";
+ * export default defineScoreEval({ test(t) { t.score(2).label("fixed two points"); } });
+ * ```
+ */
+export function defineScoreEval(
+  def: EvalOptions<ScoreTestContext>,
+): EvalDefinition<"score", ScoreTestContext> {
+  return makeEval("score", def);
+}

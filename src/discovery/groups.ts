@@ -1,0 +1,107 @@
+/** Eval group discovery (authoring.md §1.4). */
+import { readBrand } from "../_shared/mod.ts";
+import type { EvalDefinition, EvalGroupDefinition } from "./definitions.ts";
+import type { DiscoveredEval, ModuleLoader } from "./evals.ts";
+import { compareCodeUnits, type DiscoveryIssue, importIssue } from "./issues.ts";
+import type { WalkedFile } from "./walk.ts";
+
+/** One discovered eval group. */
+export interface DiscoveredGroup {
+  /** The group's directory relative to `evals/`. */
+  readonly id: string;
+  readonly file: string;
+  readonly definition: EvalGroupDefinition;
+  /** Member eval IDs in normalized (code-unit) order (GRP-2). */
+  readonly memberIds: readonly string[];
+}
+
+/** Imports `eval-group.ts` files, resolves members and marks each member eval's `groupId`. */
+export async function discoverGroups(
+  files: readonly WalkedFile[],
+  evals: readonly DiscoveredEval[],
+  load: ModuleLoader,
+  issues: DiscoveryIssue[],
+): Promise<DiscoveredGroup[]> {
+  const idsByDefinition = new Map<EvalDefinition, string[]>();
+  for (const e of evals) {
+    idsByDefinition.set(e.definition, [...(idsByDefinition.get(e.definition) ?? []), e.id]);
+  }
+  const owner = new Map<string, string>();
+  const groups: DiscoveredGroup[] = [];
+  for (const file of files) {
+    const dir = file.relative.slice("evals/".length, -"/eval-group.ts".length);
+    const issue = (code: string, message: string, hint: string) =>
+      issues.push({ file: file.relative, code, level: "error", message, hint });
+    if (!file.relative.startsWith("evals/") || !file.relative.slice(6).includes("/")) {
+      issue(
+        "discovery.group-location",
+        "eval-group.ts must be inside a subdirectory of evals/",
+        "move it into evals/<group>/",
+      );
+      continue;
+    }
+    let mod: Record<string, unknown>;
+    try {
+      mod = await load(file.path);
+    } catch (error) {
+      issues.push(importIssue(file.relative, error));
+      continue;
+    }
+    if (readBrand(mod.default)?.kind !== "eval-group") {
+      issue(
+        "discovery.invalid-export",
+        "the default export must be defineEvalGroup({...})",
+        "export default defineEvalGroup({ evals, onUnavailable })",
+      );
+      continue;
+    }
+    const definition = mod.default as EvalGroupDefinition;
+    const members = resolveMembers(definition, idsByDefinition, issue);
+    if (members === undefined) continue;
+    const overlap = members.find((id) => owner.has(id));
+    if (overlap !== undefined) {
+      issue(
+        "discovery.group-overlap",
+        `eval "${overlap}" already belongs to group "${owner.get(overlap)}"`,
+        "list each eval in at most one group",
+      );
+      continue;
+    }
+    for (const id of members) owner.set(id, dir);
+    groups.push({ id: dir, file: file.relative, definition, memberIds: members });
+  }
+  for (const e of evals) {
+    const groupId = owner.get(e.id);
+    if (groupId !== undefined) e.groupId = groupId;
+  }
+  return groups;
+}
+
+function resolveMembers(
+  definition: EvalGroupDefinition,
+  idsByDefinition: Map<EvalDefinition, string[]>,
+  issue: (code: string, message: string, hint: string) => void,
+): string[] | undefined {
+  const members: string[] = [];
+  for (const [i, member] of definition.evals.entries()) {
+    const ids = idsByDefinition.get(member);
+    if (!ids) {
+      issue(
+        "discovery.group-member-unresolved",
+        `evals[${i}] is not an eval discovered under evals/`,
+        "import the member from its *.eval.ts entry file",
+      );
+      return undefined;
+    }
+    if (member.sandbox !== undefined) {
+      issue(
+        "discovery.group-member-sandbox",
+        `member "${ids[0]}" has its own sandbox`,
+        "move the sandbox to defineEvalGroup({ sandbox })",
+      );
+      return undefined;
+    }
+    for (const id of ids) if (!members.includes(id)) members.push(id);
+  }
+  return members.sort(compareCodeUnits);
+}

@@ -1,0 +1,33 @@
+/**
+ * @module discovery
+ * Owns what users write and how it is found: the `define*` factories and their brands, walking
+ * `evals/` and `experiments/`, eval and experiment IDs, dataset expansion, eval groups, and the
+ * collected discovery issues. It never plans, schedules or runs Attempts.
+ */
+export { defineEval, defineEvalGroup, defineScoreEval, makeEval } from "./definitions.ts";
+export type {
+  EvalDefinition,
+  EvalGroupDefinition,
+  EvalGroupOptions,
+  EvalKind,
+  EvalOptions,
+  SandboxLayer,
+} from "./definitions.ts";
+export { defineExperiment } from "./experiment.ts";
+export type {
+  EvalDescriptor,
+  EvalSelection,
+  ExperimentDefinition,
+  ExperimentHookContext,
+  ExperimentOptions,
+  FailureClass,
+  FailureInfo,
+} from "./experiment.ts";
+export { discoverProject } from "./project.ts";
+export type { DiscoveredProject, DiscoverOptions } from "./project.ts";
+export type { DiscoveredEval, ModuleLoader } from "./evals.ts";
+export type { DiscoveredExperiment } from "./experiments.ts";
+export { experimentIdOf } from "./experiments.ts";
+export type { DiscoveredGroup } from "./groups.ts";
+export { compareCodeUnits, sortIssues, throwOnErrors } from "./issues.ts";
+export type { DiscoveryIssue } from "./issues.ts";

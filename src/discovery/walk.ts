@@ -1,0 +1,58 @@
+/** Directory walking for discovery: code-unit order, fixed skip list (authoring.md §1.3 rule 1). */
+import { join } from "node:path";
+import { compareCodeUnits, type DiscoveryIssue } from "./issues.ts";
+
+const SKIPPED_DIRECTORIES = new Set(["node_modules", ".git", ".niceeval"]);
+
+/** One file found under a walked directory. */
+export interface WalkedFile {
+  /** Absolute path. */
+  readonly path: string;
+  /** Path relative to the project root, `/`-separated. */
+  readonly relative: string;
+}
+
+/**
+ * Lists every file under `<root>/<dir>` in code-unit order of relative path. A missing directory
+ * yields nothing; an unreadable one yields a `discovery.filesystem` issue.
+ */
+export async function walkFiles(
+  root: string,
+  dir: string,
+  issues: DiscoveryIssue[],
+): Promise<WalkedFile[]> {
+  const out: WalkedFile[] = [];
+  await walkInto(root, dir, out, issues, true);
+  return out.sort((a, b) => compareCodeUnits(a.relative, b.relative));
+}
+
+async function walkInto(
+  root: string,
+  relative: string,
+  out: WalkedFile[],
+  issues: DiscoveryIssue[],
+  top: boolean,
+): Promise<void> {
+  const entries: Deno.DirEntry[] = [];
+  try {
+    for await (const entry of Deno.readDir(join(root, relative))) entries.push(entry);
+  } catch (error) {
+    if (top && error instanceof Deno.errors.NotFound) return;
+    issues.push({
+      file: relative,
+      code: "discovery.filesystem",
+      level: "error",
+      message: `cannot read directory: ${(error as Error).message}`,
+      hint: "check the directory's permissions",
+    });
+    return;
+  }
+  for (const entry of entries) {
+    const child = `${relative}/${entry.name}`;
+    if (entry.isDirectory) {
+      if (!SKIPPED_DIRECTORIES.has(entry.name)) await walkInto(root, child, out, issues, false);
+    } else if (entry.isFile || entry.isSymlink) {
+      out.push({ path: join(root, child), relative: child });
+    }
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * @module loader
+ * Owns how user modules are loaded (the native loader) and the API registry on `globalThis`.
+ * It never validates definitions or reads the project structure.
+ */
+export { loadNative } from "./native.ts";
+export { API_KEY, installApi, installedApi } from "./api.ts";
+export type { ApiNamespaces } from "./api.ts";

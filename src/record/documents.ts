@@ -1,0 +1,201 @@
+/** Builders of the Record documents (cli.md §9.2); keys appear in the order the spec shows. */
+import { isoTime } from "../_shared/mod.ts";
+import type { AttemptResult, RecordedDiagnostic } from "../_shared/mod.ts";
+import type { JsonValue } from "../_shared/mod.ts";
+
+/** Schema version of every document this niceeval writes. */
+export const SCHEMA_VERSION = 1;
+
+/** One expected slot of a Run. */
+export interface ExpectedSlot {
+  readonly slotId: string;
+  readonly evalId: string;
+  readonly ordinal: number;
+  readonly kind: "pass" | "score";
+  readonly groupId: string | null;
+  readonly inputFingerprint: string;
+  readonly executionIdentityDigest: string;
+}
+
+/** Everything `run.json` holds besides completion. */
+export interface RunHeader {
+  readonly runId: string;
+  readonly invocationId: string;
+  readonly experimentId: string;
+  readonly niceevalVersion: string;
+  readonly startedAt: number;
+  readonly config: {
+    readonly agent: string;
+    readonly model: string | null;
+    readonly flags: Readonly<Record<string, JsonValue>>;
+    readonly provider: string | null;
+    readonly configHash: string;
+  };
+  readonly options: {
+    readonly attempts: number;
+    readonly earlyExit: boolean;
+    readonly timeoutMs: number | null;
+    readonly budgetUSD: number | null;
+    readonly rerun: "none" | "failed" | "all";
+  };
+  readonly expectedSlots: readonly ExpectedSlot[];
+}
+
+/** `run.json`. */
+export function runDocument(
+  header: RunHeader,
+  completion: { completedAt: number; completion: "completed" | "interrupted" } | null,
+  diagnostics: readonly (RecordedDiagnostic & { evalId: string | null })[],
+) {
+  return {
+    format: "niceeval.run",
+    schemaVersion: SCHEMA_VERSION,
+    runId: header.runId,
+    invocationId: header.invocationId,
+    experimentId: header.experimentId,
+    niceevalVersion: header.niceevalVersion,
+    startedAt: isoTime(header.startedAt),
+    completedAt: completion ? isoTime(completion.completedAt) : null,
+    completion: completion?.completion ?? null,
+    config: {
+      agent: header.config.agent,
+      model: header.config.model,
+      reasoningEffort: null,
+      flags: header.config.flags,
+      labels: {},
+      provider: header.config.provider,
+      configHash: header.config.configHash,
+    },
+    options: header.options,
+    expectedSlots: header.expectedSlots,
+    diagnostics: diagnostics.map((d) => ({
+      code: d.code,
+      level: d.level,
+      message: d.message,
+      evalId: d.evalId,
+      data: d.data,
+    })),
+  };
+}
+
+/** How a member filled its slot. */
+export type MemberAction = "executed" | "carried" | "not-dispatched" | "interrupted";
+
+/** `members/<SlotId>.json`. */
+export function memberDocument(m: {
+  slotId: string;
+  evalId: string;
+  ordinal: number;
+  action: MemberAction;
+  attempt: { originRunId: string; attemptId: string } | null;
+  reason: string | null;
+}) {
+  return {
+    format: "niceeval.member",
+    schemaVersion: SCHEMA_VERSION,
+    slotId: m.slotId,
+    evalId: m.evalId,
+    ordinal: m.ordinal,
+    action: m.action,
+    attempt: m.attempt,
+    reason: m.reason,
+  };
+}
+
+/** What `attempt.json` needs besides the result. */
+export interface AttemptHeader {
+  readonly attemptId: string;
+  readonly originRunId: string;
+  readonly experimentId: string;
+  readonly evalId: string;
+  readonly ordinal: number;
+  readonly slotId: string;
+  readonly executionIdentityDigest: string;
+  readonly kind: "pass" | "score";
+  readonly startedAt: number;
+}
+
+/** `attempt.json`, reserved (`result` null) or final. */
+export function attemptDocument(h: AttemptHeader, result: AttemptResult | null) {
+  return {
+    format: "niceeval.attempt",
+    schemaVersion: SCHEMA_VERSION,
+    attemptId: h.attemptId,
+    originRunId: h.originRunId,
+    experimentId: h.experimentId,
+    evalId: h.evalId,
+    ordinal: h.ordinal,
+    slotId: h.slotId,
+    executionIdentityDigest: h.executionIdentityDigest,
+    kind: h.kind,
+    outcome: result?.outcome ?? null,
+    skipReason: result?.skipReason ?? null,
+    score: result?.score ?? null,
+    startedAt: isoTime(h.startedAt),
+    endedAt: result ? isoTime(result.endedAt) : null,
+    durationMs: result ? result.endedAt - result.startedAt : null,
+    timedMs: result?.timedMs ?? null,
+    usage: result?.usage ? usageDocument(result.usage) : null,
+    estimatedCostUSD: result?.estimatedCostUSD ?? null,
+    error: result?.error ?? null,
+    retries: result?.retries ?? [],
+  };
+}
+
+function usageDocument(u: NonNullable<AttemptResult["usage"]>) {
+  return {
+    inputTokens: u.inputTokens ?? null,
+    outputTokens: u.outputTokens ?? null,
+    cacheReadTokens: u.cacheReadTokens ?? null,
+    cacheCreationTokens: u.cacheCreationTokens ?? null,
+    reasoningTokens: u.reasoningTokens ?? null,
+    requests: u.requests ?? null,
+    costUSD: u.costUSD ?? null,
+  };
+}
+
+/** `assertions.json`. */
+export function assertionsDocument(result: AttemptResult) {
+  return {
+    format: "niceeval.assertions",
+    schemaVersion: SCHEMA_VERSION,
+    entries: result.details.assertions,
+  };
+}
+
+/** `events.json`. */
+export function eventsDocument(result: AttemptResult) {
+  const d = result.details;
+  return {
+    format: "niceeval.events",
+    schemaVersion: SCHEMA_VERSION,
+    turns: d.turns.map((turn) => ({
+      sessionId: turn.sessionId,
+      session: turn.session,
+      index: turn.index,
+      input: turn.input,
+      status: turn.status,
+      events: turn.events,
+      usage: turn.usage,
+      startedAt: isoTime(turn.startedAt),
+      endedAt: isoTime(turn.endedAt),
+    })),
+    phases: d.phases.map((p) => ({
+      phase: p.phase,
+      startedAt: isoTime(p.startedAt),
+      endedAt: isoTime(p.endedAt),
+    })),
+    diagnostics: d.diagnostics,
+    logs: d.logs.map((l) => ({ at: isoTime(l.at), text: l.text })),
+  };
+}
+
+/** `record.json`. */
+export function recordDocument(recordId: string, createdAt: number) {
+  return {
+    format: "niceeval.record",
+    schemaVersion: SCHEMA_VERSION,
+    recordId,
+    createdAt: isoTime(createdAt),
+  };
+}

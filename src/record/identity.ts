@@ -1,0 +1,120 @@
+/**
+ * Reuse identity (REC-4, CARRY-2): the configuration hash of an experiment and the input
+ * fingerprint of an eval, combined into the execution identity digest. Labels, descriptions,
+ * credentials and scheduling settings never enter identity.
+ */
+import { dirname, relative, resolve } from "node:path";
+import { canonicalJson, sha256Hex } from "../_shared/mod.ts";
+import type { DiscoveredEval, DiscoveredExperiment, DiscoveredGroup } from "../discovery/mod.ts";
+
+const RELATIVE_IMPORT_REGEXP =
+  /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\bexport\s*\*\s*from\s*)["'](\.{1,2}\/[^"']+|\/[^"']+)["']/g;
+
+/** `sha256:<hex>` of the canonical JSON of `value`. */
+export function digestOf(value: unknown): string {
+  return `sha256:${sha256Hex(canonicalJson(value))}`;
+}
+
+/** The configuration hash of an experiment: agent, model, flags, sandbox setup, sharedState. */
+export function configHashOf(experiment: DiscoveredExperiment): string {
+  const def = experiment.definition;
+  const agent = def.agent as unknown as { name: string; kind: string; identity?: unknown };
+  return digestOf({
+    agent: { name: agent.name, kind: agent.kind, identity: agent.identity ?? null },
+    model: def.model ?? null,
+    flags: def.flags,
+    sandbox: def.sandbox ? sandboxIdentity(def.sandbox) : null,
+    sandboxReuse: def.sandboxReuse,
+    sharedStateKey: def.sharedState?.key ?? null,
+  });
+}
+
+function sandboxIdentity(layer: unknown): unknown {
+  const id = (layer as { identity?: unknown }).identity;
+  return id ?? null;
+}
+
+/** The execution identity digest of one slot. */
+export function executionDigestOf(configHash: string, inputFingerprint: string): string {
+  return digestOf({ configHash, inputFingerprint });
+}
+
+/** Computes input fingerprints, hashing each source file once. */
+export class FingerprintCache {
+  readonly #root: string;
+  readonly #closures = new Map<string, Promise<string[]>>();
+  readonly #hashes = new Map<string, Promise<string>>();
+
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  /**
+   * The input fingerprint of an eval: its ID, kind, metadata, eval-level sandbox, the hash of its
+   * entry file's local import closure, and its group's fingerprint.
+   */
+  async fingerprint(e: DiscoveredEval, group: DiscoveredGroup | undefined): Promise<string> {
+    const entry = resolve(this.#root, e.file);
+    const files = await this.#closure(entry);
+    const sources: Record<string, string> = {};
+    for (const file of files) {
+      sources[relative(this.#root, file).split("\\").join("/")] = await this.#hash(file);
+    }
+    const def = e.definition;
+    return digestOf({
+      evalId: e.id,
+      kind: def.evaluationKind,
+      metadata: def.metadata,
+      sandbox: def.sandbox ? sandboxIdentity(def.sandbox) : null,
+      sources,
+      group: group
+        ? {
+          id: group.id,
+          members: group.memberIds,
+          sandbox: group.definition.sandbox ? sandboxIdentity(group.definition.sandbox) : null,
+          onUnavailable: group.definition.onUnavailable,
+        }
+        : null,
+    });
+  }
+
+  /** The entry file and every file it reaches through relative or absolute imports, sorted. */
+  #closure(entry: string): Promise<string[]> {
+    let found = this.#closures.get(entry);
+    if (!found) {
+      found = this.#walk(entry);
+      this.#closures.set(entry, found);
+    }
+    return found;
+  }
+
+  async #walk(entry: string): Promise<string[]> {
+    const seen = new Set<string>();
+    const queue = [entry];
+    while (queue.length > 0) {
+      const file = queue.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      let text: string;
+      try {
+        text = await Deno.readTextFile(file);
+      } catch {
+        continue;
+      }
+      for (const match of text.matchAll(RELATIVE_IMPORT_REGEXP)) {
+        const spec = match[1]!;
+        queue.push(spec.startsWith("/") ? spec : resolve(dirname(file), spec));
+      }
+    }
+    return [...seen].sort();
+  }
+
+  #hash(file: string): Promise<string> {
+    let found = this.#hashes.get(file);
+    if (!found) {
+      found = Deno.readFile(file).then((bytes) => sha256Hex(bytes), () => "missing");
+      this.#hashes.set(file, found);
+    }
+    return found;
+  }
+}

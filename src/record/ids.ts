@@ -1,0 +1,40 @@
+/** Record identifiers: SlotIds and Attempt locators (REC-1, REC-12). */
+import { UsageError } from "../_shared/mod.ts";
+import { sha256Hex } from "../_shared/mod.ts";
+
+const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+const LOCATOR_REGEXP = /^@?1([0-9A-Za-z]{12})$/;
+
+/** `<first 16 hex of SHA-256(evalId)>-<ordinal, 4 digits>`. */
+export function slotIdOf(evalId: string, ordinal: number): string {
+  return `${sha256Hex(evalId).slice(0, 16)}-${String(ordinal).padStart(4, "0")}`;
+}
+
+/** `@1` + 12 Crockford base32 characters of the first 60 bits of SHA-256(attemptId). */
+export function locatorOf(attemptId: string): string {
+  const hex = sha256Hex(attemptId).slice(0, 15); // 15 hex digits = 60 bits
+  let bits = BigInt(`0x${hex}`);
+  let out = "";
+  for (let i = 0; i < 12; i++) {
+    out = CROCKFORD[Number(bits & 31n)]! + out;
+    bits >>= 5n;
+  }
+  return `@1${out}`;
+}
+
+/**
+ * Normalizes a user-typed locator (case-insensitive; `O` → `0`, `I`/`L` → `1`) to `@1XXXXXXXXXXXX`,
+ * or throws `malformed-locator`.
+ */
+export function parseLocator(input: string): string {
+  const match = LOCATOR_REGEXP.exec(input.trim());
+  const body = match?.[1]?.toUpperCase().replace(/O/g, "0").replace(/[IL]/g, "1");
+  if (!body || [...body].some((c) => !CROCKFORD.includes(c))) {
+    throw new UsageError(
+      "malformed-locator",
+      `"${input}" is not an Attempt locator`,
+      "a locator is @1 followed by 12 characters, as printed by niceeval (e.g. @17QK3M9XT2HC4)",
+    );
+  }
+  return `@1${body}`;
+}

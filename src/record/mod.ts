@@ -1,0 +1,19 @@
+/**
+ * @module record
+ * Owns the on-disk Record: layout, atomic writes, document schemas, the writer that publishes
+ * Runs, locators and slot IDs, and reuse identity. It holds no locks and never renders output.
+ */
+export {
+  createExclusive,
+  isTempName,
+  recordJson,
+  syncDirectory,
+  writeJsonAtomic,
+  writeTextAtomic,
+} from "./atomic.ts";
+export { locatorOf, parseLocator, slotIdOf } from "./ids.ts";
+export { configHashOf, digestOf, executionDigestOf, FingerprintCache } from "./identity.ts";
+export { SCHEMA_VERSION } from "./documents.ts";
+export type { ExpectedSlot, MemberAction, RunHeader } from "./documents.ts";
+export { RecordWriteError, RecordWriter } from "./writer.ts";
+export type { RunSpec, WriterSlot } from "./writer.ts";

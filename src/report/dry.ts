@@ -1,0 +1,89 @@
+/** `exp --dry` output (DRY-2, DRY-3): the plan per (experiment, eval) with carry decisions. */
+import type { Plan, PlannedSlot } from "../plan/mod.ts";
+import { locatorOf } from "../record/mod.ts";
+
+/** Rows of the human dry-run table, columns aligned. */
+export function dryLines(plan: Plan): string[] {
+  const rows = groupRows(plan).map((slots) => {
+    const first = slots[0]!;
+    return [
+      first.experimentId,
+      first.evalId,
+      first.groupId ? `group ${first.groupId}` : "",
+      decisions(slots),
+    ];
+  });
+  const w0 = Math.max(0, ...rows.map((r) => r[0]!.length));
+  const w1 = Math.max(0, ...rows.map((r) => r[1]!.length));
+  return rows.map(([exp, evalId, group, text]) =>
+    `${exp!.padEnd(w0)}  ${evalId!.padEnd(w1)}  ${group ? `${group}  ` : ""}${text}`
+  );
+}
+
+/** The `--dry --json` document. */
+export function dryDocument(plan: Plan, header: Record<string, unknown>): Record<string, unknown> {
+  return {
+    format: "niceeval.plan",
+    schemaVersion: 1,
+    ...header,
+    rows: groupRows(plan).map((slots) => {
+      const first = slots[0]!;
+      const source = slots.map((s) => s.carry.source).find((s) => s !== null) ?? null;
+      return {
+        experimentId: first.experimentId,
+        evalId: first.evalId,
+        groupId: first.groupId,
+        sourceRunId: source?.runId ?? null,
+        ordinals: slots.map((s) => ({
+          ordinal: s.ordinal,
+          action: s.carry.action,
+          reason: s.carry.action === "run" ? s.carry.reason : null,
+          detail: s.carry.action === "run" ? s.carry.detail : null,
+          locator: s.carry.source ? locatorOf(s.carry.source.attemptId) : null,
+          verdict: s.carry.source?.verdict ?? null,
+        })),
+      };
+    }),
+  };
+}
+
+/** Slots grouped per (experiment, eval): experiment selection order, then eval discovery order. */
+function groupRows(plan: Plan): PlannedSlot[][] {
+  const rows = new Map<string, PlannedSlot[]>();
+  const ordered = [...plan.slots].sort((a, b) =>
+    a.experimentIndex - b.experimentIndex || a.evalIndex - b.evalIndex || a.ordinal - b.ordinal
+  );
+  for (const slot of ordered) {
+    const key = `${slot.experimentIndex}\u0000${slot.evalId}`;
+    rows.set(key, [...(rows.get(key) ?? []), slot]);
+  }
+  return [...rows.values()];
+}
+
+function decisions(slots: readonly PlannedSlot[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < slots.length; i++) {
+    const slot = slots[i]!;
+    const c = slot.carry;
+    if (c.action === "carry") {
+      parts.push(`#${slot.ordinal} carry ${locatorOf(c.source.attemptId)} (${c.source.verdict})`);
+      continue;
+    }
+    const reason = `${c.reason}${c.detail ? ` (${c.detail.split(",").join(", ")})` : ""}`;
+    let j = i;
+    while (j + 1 < slots.length && sameRun(slots[j + 1]!, reason)) j++;
+    parts.push(
+      j > i
+        ? `#${slot.ordinal}–${slots[j]!.ordinal} run: ${reason}`
+        : `#${slot.ordinal} run: ${reason}`,
+    );
+    i = j;
+  }
+  return parts.join(" · ");
+}
+
+function sameRun(slot: PlannedSlot, reason: string): boolean {
+  const c = slot.carry;
+  return c.action === "run" &&
+    `${c.reason}${c.detail ? ` (${c.detail.split(",").join(", ")})` : ""}` === reason;
+}

@@ -1,0 +1,143 @@
+/** JUnit XML (cli.md §8): one testsuite per Run, one testcase per planned slot. */
+import { isoTime } from "../_shared/mod.ts";
+import type { Plan } from "../plan/mod.ts";
+import { assertionShape, firstFailure } from "./human.ts";
+import type { RunSummary, SlotReport } from "./summary.ts";
+
+/** What a testsuite needs besides its rows. */
+export interface JunitRun {
+  readonly experimentIndex: number;
+  readonly runId: string;
+  readonly agent: string;
+  readonly model: string | null;
+  readonly startedAt: number;
+  readonly endedAt: number;
+}
+
+interface Tally {
+  tests: number;
+  failures: number;
+  errors: number;
+  skipped: number;
+}
+
+/** Renders the whole document. */
+export function junitXml(
+  summary: RunSummary,
+  plan: Plan,
+  runs: readonly JunitRun[],
+  now: { startedAt: number; endedAt: number },
+): string {
+  const total: Tally = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+  const suites: string[] = [];
+  for (const run of runs) {
+    const experiment = plan.experiments[run.experimentIndex]!;
+    const rows = summary.rows
+      .filter((r) => r.slot.experimentIndex === run.experimentIndex)
+      .sort((a, b) => a.slot.evalIndex - b.slot.evalIndex || a.slot.ordinal - b.slot.ordinal);
+    const tally: Tally = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+    const cases = rows.map((row) => testcase(row, tally));
+    for (const key of Object.keys(total) as (keyof Tally)[]) total[key] += tally[key];
+    suites.push(
+      `  <testsuite name="${attr(experiment.id)}" ${counters(tally)} time="${
+        seconds(run.endedAt - run.startedAt)
+      }" timestamp="${isoTime(run.startedAt)}">\n` +
+        `    <properties>\n` +
+        `      <property name="runId" value="${attr(run.runId)}"/>\n` +
+        `      <property name="agent" value="${attr(run.agent)}"/>\n` +
+        `      <property name="model" value="${attr(run.model ?? "")}"/>\n` +
+        `    </properties>\n` +
+        cases.join("") +
+        `  </testsuite>\n`,
+    );
+  }
+  return `<?xml version="1.0" encoding="UTF-8"?>\n` +
+    `<testsuites name="niceeval" ${counters(total)} time="${
+      seconds(now.endedAt - now.startedAt)
+    }" timestamp="${isoTime(now.startedAt)}">\n` +
+    suites.join("") +
+    `</testsuites>\n`;
+}
+
+function testcase(row: SlotReport, tally: Tally): string {
+  tally.tests++;
+  const s = row.slot;
+  const open = `    <testcase name="${
+    attr(`${s.evalId} [${s.experimentId}#${s.ordinal}]`)
+  }" classname="${attr(s.experimentId)}" time="${seconds(row.durationMs ?? 0)}"`;
+  const children: string[] = [];
+  const out: string[] = [];
+  if (row.verdict === "scored") out.push(`score ${row.score ?? 0}`);
+  if (row.state === "carried") out.push(`carried from ${row.locator} (run ${row.originRunId})`);
+  if (row.verdict === "failed") {
+    tally.failures++;
+    const failing = row.result?.details.assertions.filter((a) => a.status === "failed") ?? [];
+    const first = row.result ? firstFailure(row.result) : undefined;
+    const body = [
+      ...failing.map((a) => assertionShape(a)),
+      ...(row.locator ? [`locator: ${row.locator}`, `details: niceeval show ${row.locator}`] : []),
+    ];
+    children.push(
+      `      <failure type="assertion" message="${
+        message(first ? assertionShape(first, false) : "failed")
+      }">${text(body.join("\n"))}</failure>\n`,
+    );
+  } else if (row.verdict === "errored") {
+    tally.errors++;
+    const code = row.result?.error?.code ?? row.reason ?? "errored";
+    const msg = row.result?.error?.message ?? row.message ?? "";
+    const phase = row.result?.error?.phase ?? "experiment.setup";
+    const body = [`phase: ${phase}`, msg, ...(row.locator ? [`locator: ${row.locator}`] : [])];
+    children.push(
+      `      <error type="${attr(code)}" message="${message(`${code}: ${msg}`)}">${
+        text(body.join("\n"))
+      }</error>\n`,
+    );
+  } else if (
+    row.verdict === "interrupted" || (row.verdict === null && row.reason === "interrupted")
+  ) {
+    tally.errors++;
+    children.push(`      <error type="interrupted" message="interrupted before completion"/>\n`);
+  } else if (row.verdict === "skipped") {
+    tally.skipped++;
+    children.push(`      <skipped message="${message(row.result?.skipReason ?? "skipped")}"/>\n`);
+  } else if (row.verdict === null) {
+    tally.skipped++;
+    children.push(`      <skipped message="${message(`not dispatched: ${row.reason}`)}"/>\n`);
+  }
+  if (out.length > 0) children.push(`      <system-out>${text(out.join("\n"))}</system-out>\n`);
+  return children.length === 0 ? `${open}/>\n` : `${open}>\n${children.join("")}    </testcase>\n`;
+}
+
+function counters(t: Tally): string {
+  return `tests="${t.tests}" failures="${t.failures}" errors="${t.errors}" skipped="${t.skipped}"`;
+}
+
+function seconds(ms: number): string {
+  return (Math.max(0, ms) / 1000).toFixed(3);
+}
+
+// deno-lint-ignore no-control-regex
+const INVALID_XML_REGEXP =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function clean(value: string): string {
+  return value.replace(INVALID_XML_REGEXP, "\uFFFD");
+}
+
+function attr(value: string): string {
+  return clean(value).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(
+    /"/g,
+    "&quot;",
+  )
+    .replace(/'/g, "&apos;").replace(/\r?\n/g, "&#10;");
+}
+
+function message(value: string): string {
+  const line = value.replace(/\s*\n\s*/g, " ");
+  return attr(line.length > 500 ? line.slice(0, 499) + "…" : line);
+}
+
+function text(value: string): string {
+  return clean(value).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}

@@ -1,0 +1,203 @@
+/**
+ * The result model every reporter shares: one row per planned slot in ORD-2 order, with counts,
+ * the headline (OUT-H11) and the exit code (EXIT-1).
+ */
+import type { AttemptResult, AttemptVerdict, SlotOutcome } from "../_shared/mod.ts";
+import type { Plan, PlannedSlot } from "../plan/mod.ts";
+import { locatorOf } from "../record/mod.ts";
+
+/** How a slot ended up. */
+export type SlotState = "executed" | "carried" | "not-dispatched" | "errored-undispatched";
+
+/** One planned slot as reported. */
+export interface SlotReport {
+  readonly slot: PlannedSlot;
+  readonly state: SlotState;
+  /** Null for slots closed without an Attempt (skips, gaps). */
+  readonly verdict: AttemptVerdict | null;
+  readonly attemptId: string | null;
+  readonly locator: string | null;
+  /** The Run that executed the Attempt (this Run, or the carry origin). */
+  readonly originRunId: string | null;
+  readonly result: AttemptResult | null;
+  /** Not-dispatched reason, or the error code of an undispatched error. */
+  readonly reason: string | null;
+  readonly message: string | null;
+  readonly score: number | null;
+  readonly durationMs: number | null;
+}
+
+/** Headline of a finished Invocation. */
+export type Headline =
+  | "INTERRUPTED"
+  | "ERRORED"
+  | "INCOMPLETE"
+  | "FAILED"
+  | "PASSED"
+  | "SCORED"
+  | "COMPLETED";
+
+/** Counts over every reported result, carried ones included. */
+export interface Counts {
+  passed: number;
+  failed: number;
+  errored: number;
+  skipped: number;
+  scored: number;
+  reused: number;
+  /** Result-gap slots (STOP-6) other than interrupts. */
+  unstarted: number;
+  interrupted: number;
+  /** Early-exit skips. */
+  notNeeded: number;
+}
+
+/** The reportable outcome of one Invocation. */
+export interface RunSummary {
+  readonly rows: readonly SlotReport[];
+  readonly counts: Counts;
+  readonly headline: Headline;
+  readonly hasPass: boolean;
+  readonly hasScore: boolean;
+  /** Tokens of Attempts executed in this Invocation. */
+  readonly newTokens: number;
+  /** Estimated cost of Attempts executed in this Invocation, when any estimate exists. */
+  readonly costUSD: number | null;
+}
+
+const GAP_REASONS = new Set(["budget-exhausted", "halted", "fail-fast", "group-unavailable"]);
+
+/** Builds the summary; `runIdOf(experimentIndex)` names each experiment's Run. */
+export function summarize(
+  plan: Plan,
+  outcomes: readonly SlotOutcome[],
+  options: { runIdOf: (experimentIndex: number) => string; interrupted: boolean },
+): RunSummary {
+  const rows = plan.slots.map((slot) =>
+    rowOf(slot, outcomes[slot.position]!, options.runIdOf(slot.experimentIndex))
+  );
+  const counts: Counts = {
+    passed: 0,
+    failed: 0,
+    errored: 0,
+    skipped: 0,
+    scored: 0,
+    reused: 0,
+    unstarted: 0,
+    interrupted: 0,
+    notNeeded: 0,
+  };
+  let newTokens = 0;
+  let cost: number | null = null;
+  for (const row of rows) {
+    if (row.state === "carried") counts.reused++;
+    if (row.verdict === "interrupted" || row.reason === "interrupted") counts.interrupted++;
+    else if (row.verdict !== null) counts[row.verdict]++;
+    else if (row.reason === "early-exit") counts.notNeeded++;
+    else if (row.reason !== null && GAP_REASONS.has(row.reason)) counts.unstarted++;
+    if (row.result) {
+      newTokens += (row.result.usage?.inputTokens ?? 0) + (row.result.usage?.outputTokens ?? 0);
+      if (row.result.estimatedCostUSD !== null) cost = (cost ?? 0) + row.result.estimatedCostUSD;
+    }
+  }
+  const hasPass = plan.slots.some((s) => s.kind === "pass");
+  const hasScore = plan.slots.some((s) => s.kind === "score");
+  return {
+    rows,
+    counts,
+    headline: headlineOf(counts, options.interrupted, hasPass, hasScore),
+    hasPass,
+    hasScore,
+    newTokens,
+    costUSD: cost,
+  };
+}
+
+function rowOf(slot: PlannedSlot, outcome: SlotOutcome, runId: string): SlotReport {
+  const base = {
+    slot,
+    attemptId: null,
+    locator: null,
+    originRunId: null,
+    result: null,
+    reason: null,
+    message: null,
+    score: null,
+    durationMs: null,
+  };
+  switch (outcome.kind) {
+    case "executed": {
+      const r = outcome.result;
+      return {
+        ...base,
+        state: "executed",
+        verdict: r.verdict,
+        attemptId: r.attemptId,
+        locator: locatorOf(r.attemptId),
+        originRunId: runId,
+        result: r,
+        reason: r.error?.code ?? r.skipReason,
+        message: r.error?.message ?? null,
+        score: r.score,
+        durationMs: r.endedAt - r.startedAt,
+      };
+    }
+    case "carried": {
+      const source = slot.carry.action === "carry" ? slot.carry.source : undefined;
+      return {
+        ...base,
+        state: "carried",
+        verdict: (source?.verdict ?? null) as AttemptVerdict | null,
+        attemptId: source?.attemptId ?? null,
+        locator: source ? locatorOf(source.attemptId) : null,
+        originRunId: source?.originRunId ?? null,
+        score: source?.score ?? null,
+        durationMs: source?.durationMs ?? null,
+      };
+    }
+    case "not-dispatched":
+      return { ...base, state: "not-dispatched", verdict: null, reason: outcome.reason };
+    case "errored-undispatched":
+      return {
+        ...base,
+        state: "errored-undispatched",
+        verdict: "errored",
+        reason: outcome.code,
+        message: outcome.message,
+      };
+  }
+}
+
+function headlineOf(
+  c: Counts,
+  interrupted: boolean,
+  hasPass: boolean,
+  hasScore: boolean,
+): Headline {
+  if (interrupted) return "INTERRUPTED";
+  if (c.errored > 0) return "ERRORED";
+  if (c.unstarted > 0 || c.interrupted > 0) return "INCOMPLETE";
+  if (c.failed > 0) return "FAILED";
+  if (hasPass && hasScore) return "COMPLETED";
+  return hasScore ? "SCORED" : "PASSED";
+}
+
+/** Exit code of a finished `exp` (EXIT-1); `reporterFailed` covers `--junit` and Record writes. */
+export function exitCodeOf(summary: RunSummary, reporterFailed: boolean): number {
+  switch (summary.headline) {
+    case "INTERRUPTED":
+      return 130;
+    case "ERRORED":
+    case "INCOMPLETE":
+    case "FAILED":
+      return 1;
+    default:
+      return reporterFailed ? 1 : 0;
+  }
+}
+
+/** True when a row is a result gap (STOP-6). */
+export function isGap(row: SlotReport): boolean {
+  return row.reason !== null && row.verdict === null &&
+    (GAP_REASONS.has(row.reason) || row.reason === "interrupted");
+}

@@ -1,0 +1,20 @@
+/** Scheduling constants (scheduling.md §27). */
+
+/** Physical tries per send. */
+export const SEND_MAX_TRIES = 4;
+/** Retries per Attempt. */
+export const ATTEMPT_MAX_RETRIES = 8;
+/** Base of the send backoff (× 2^k × U[0,1)). */
+export const SEND_BACKOFF_BASE_MS = 5000;
+/** Upper bound of one backoff sleep. */
+export const BACKOFF_CAP_MS = 60_000;
+/** Consecutive same-code errored settlements that stop an eval. */
+export const FAIL_FAST_STREAK = 2;
+/** Settled Attempts with turns but no estimate before `budget-unenforceable`. */
+export const BUDGET_UNENFORCEABLE_AFTER = 3;
+/** Bound of each cleanup callback (teardown, sandbox hooks, orphan teardown). */
+export const CLEANUP_TIMEOUT_MS = 30_000;
+/** How long an aborted Attempt body may take to return before it is abandoned. */
+export const ATTEMPT_ABORT_GRACE_MS = 10_000;
+/** Bound of forced cleanup after a second interrupt. */
+export const FORCE_CLEANUP_MS = 10_000;

@@ -1,0 +1,210 @@
+/**
+ * Experiment lifecycle (scheduling.md §12): `setup` memoized per experiment, triggered by its first
+ * Attempt that passes preflight; the cleanup chain runs exactly once after its last slot settles
+ * (LIFE-6, LIFE-8). Every hook is bounded where the spec bounds it.
+ */
+import { AbortReason } from "../_shared/mod.ts";
+import { type Clock, sleep } from "../_shared/mod.ts";
+import { errorMessage } from "../_shared/mod.ts";
+import type { RunEventSink } from "../_shared/mod.ts";
+import type { JsonValue } from "../_shared/mod.ts";
+import type { ExperimentHookContext } from "../discovery/mod.ts";
+import type { PlannedExperiment } from "../plan/mod.ts";
+import { CLEANUP_TIMEOUT_MS } from "./constants.ts";
+
+/** Thrown to waiters when their experiment's setup failed. */
+export class SetupFailedError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "SetupFailedError";
+  }
+}
+
+/** What the lifecycle needs from the run. */
+export interface LifecycleDeps {
+  readonly clock: Clock;
+  readonly emit: RunEventSink;
+  /** Aborted on interrupt. */
+  readonly signal: AbortSignal;
+  /** Eval IDs selected for this experiment. */
+  readonly selectedEvalIds: readonly string[];
+}
+
+/** The lifecycle of one experiment in one Invocation. */
+export class ExperimentLifecycle {
+  readonly #experiment: PlannedExperiment;
+  readonly #deps: LifecycleDeps;
+  #started: Promise<void> | undefined;
+  #cleanup: Promise<void> | undefined;
+  #ready = false;
+
+  constructor(experiment: PlannedExperiment, deps: LifecycleDeps) {
+    this.#experiment = experiment;
+    this.#deps = deps;
+  }
+
+  /** True once the lifecycle was triggered (an Attempt reached CHAIN-8). */
+  get triggered(): boolean {
+    return this.#started !== undefined;
+  }
+
+  /** True once `setup` finished successfully. */
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  /** Runs `setup` once; every caller awaits the same outcome. Rejects with SetupFailedError. */
+  start(): Promise<void> {
+    this.#started ??= this.#runSetup();
+    return this.#started;
+  }
+
+  /** Runs the cleanup chain once (teardown bounded by CLEANUP_TIMEOUT_MS); never rejects. */
+  cleanup(): Promise<void> {
+    if (!this.triggered) return Promise.resolve();
+    this.#cleanup ??= this.#runTeardown();
+    return this.#cleanup;
+  }
+
+  async #runSetup(): Promise<void> {
+    const setup = this.#experiment.discovered.definition.setup;
+    if (!setup) {
+      this.#ready = true;
+      return;
+    }
+    const { clock, emit } = this.#deps;
+    const id = this.#experiment.id;
+    const startedAt = clock.now();
+    emit({
+      type: "experiment_setup",
+      at: startedAt,
+      experimentId: id,
+      status: "started",
+      durationMs: null,
+      message: null,
+    });
+    try {
+      const returned = await setup(this.#hookContext(this.#deps.signal, "experiment_setup"));
+      if (typeof returned === "function") {
+        throw new Error("setup returned a function; return nothing and put cleanup in teardown");
+      }
+    } catch (error) {
+      const message = errorMessage(error);
+      emit({
+        type: "experiment_setup",
+        at: clock.now(),
+        experimentId: id,
+        status: "failed",
+        durationMs: clock.now() - startedAt,
+        message,
+      });
+      throw new SetupFailedError(message, { cause: error });
+    }
+    this.#ready = true;
+    emit({
+      type: "experiment_setup",
+      at: clock.now(),
+      experimentId: id,
+      status: "done",
+      durationMs: clock.now() - startedAt,
+      message: null,
+    });
+  }
+
+  async #runTeardown(): Promise<void> {
+    const teardown = this.#experiment.discovered.definition.teardown;
+    if (!teardown) return;
+    const { clock, emit } = this.#deps;
+    const id = this.#experiment.id;
+    const startedAt = clock.now();
+    emit({
+      type: "experiment_teardown",
+      at: startedAt,
+      experimentId: id,
+      status: "started",
+      durationMs: null,
+      message: null,
+    });
+    const controller = new AbortController();
+    const timer = new AbortController();
+    try {
+      await Promise.race([
+        Promise.resolve().then(() =>
+          teardown(this.#hookContext(controller.signal, "experiment_teardown"))
+        ),
+        sleep(clock, CLEANUP_TIMEOUT_MS, { signal: timer.signal }).then(() => {
+          controller.abort(new AbortReason("timeout"));
+          throw new Error(`teardown did not finish within ${CLEANUP_TIMEOUT_MS / 1000}s`);
+        }),
+      ]);
+      emit({
+        type: "experiment_teardown",
+        at: clock.now(),
+        experimentId: id,
+        status: "done",
+        durationMs: clock.now() - startedAt,
+        message: null,
+      });
+    } catch (error) {
+      const message = errorMessage(error);
+      emit({
+        type: "experiment_teardown",
+        at: clock.now(),
+        experimentId: id,
+        status: "failed",
+        durationMs: clock.now() - startedAt,
+        message,
+      });
+      emit({
+        type: "diagnostic",
+        at: clock.now(),
+        level: "warning",
+        code: "experiment-teardown-failed",
+        message: `teardown of ${id} failed: ${message}`,
+        experimentId: id,
+        evalId: null,
+        data: null,
+        persist: true,
+      });
+    } finally {
+      timer.abort();
+    }
+  }
+
+  #hookContext(
+    signal: AbortSignal,
+    scope: "experiment_setup" | "experiment_teardown",
+  ): ExperimentHookContext {
+    const { clock, emit } = this.#deps;
+    const id = this.#experiment.id;
+    const hook = scope === "experiment_setup" ? "setup" : "teardown";
+    const progress = (text: string) =>
+      emit({ type: "hook_progress", at: clock.now(), experimentId: id, hook, text });
+    return Object.freeze({
+      experimentId: id,
+      selectedEvalIds: this.#deps.selectedEvalIds,
+      signal,
+      progress: (u: { message: string }) => progress(u.message),
+      log: (message: string) => progress(message),
+      diagnostic: (
+        d: {
+          code: string;
+          level: "warning" | "error";
+          message: string;
+          data?: Record<string, JsonValue>;
+        },
+      ) =>
+        emit({
+          type: "diagnostic",
+          at: clock.now(),
+          level: d.level,
+          code: d.code,
+          message: d.message,
+          experimentId: id,
+          evalId: null,
+          data: d.data ?? null,
+          persist: true,
+        }),
+    });
+  }
+}

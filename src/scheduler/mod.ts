@@ -1,0 +1,31 @@
+/**
+ * @module scheduler
+ * Owns admission: the global cap and its source, grant-time priority, experiment permits,
+ * exclusive lanes, stop rules (earlyExit, budget, halts, fail-fast), deadlines, backoff slots and
+ * the experiment lifecycle. It sees Attempts only as plan entries and the function it is handed;
+ * it never writes files or renders output.
+ */
+export { createScheduler, runPlan, Scheduler } from "./run_plan.ts";
+export type { RunPlanOptions, SchedulerSnapshot } from "./run_plan.ts";
+export type {
+  AbandonAttempt,
+  AttemptControl,
+  BackoffRequest,
+  RetryLimits,
+  RunAttempt,
+} from "./control.ts";
+export { capAnnotation, DIRECT_DEFAULT_CAP, PROVIDER_DEFAULTS, resolveGlobalCap } from "./cap.ts";
+export type { CapSource, ProviderDefaults, ResolvedCap } from "./cap.ts";
+export {
+  ATTEMPT_ABORT_GRACE_MS,
+  ATTEMPT_MAX_RETRIES,
+  CLEANUP_TIMEOUT_MS,
+  FORCE_CLEANUP_MS,
+  SEND_MAX_TRIES,
+} from "./constants.ts";
+export { sendBackoffMs } from "./retry.ts";
+export { priorityKeys, roundsOf } from "./keys.ts";
+export { compareKeys, PriorityQueue } from "./priority_queue.ts";
+export type { PriorityKey } from "./priority_queue.ts";
+export { PriorityGate } from "./gate.ts";
+export type { GateSnapshot, Permit } from "./gate.ts";
