@@ -1,0 +1,4 @@
+import { defineExperiment } from "niceeval";
+import { detAgent } from "../../agents/scripted.ts";
+
+export default defineExperiment({ agent: detAgent("det-score"), evals: ["deliberate-score"] });
