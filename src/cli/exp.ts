@@ -8,24 +8,37 @@ import { abandonedResult, createAttemptRunner } from "../attempt/mod.ts";
 import { RecordWriter } from "../record/mod.ts";
 import { dryDocument, dryLines, planLines } from "../report/mod.ts";
 import { runPlan } from "../scheduler/mod.ts";
+import { isoTime } from "../_shared/mod.ts";
+import { lockRecordRoot, stateDirOf } from "../coordination/mod.ts";
 import type { ExpOptions } from "./exp_options.ts";
 import { finishRun, type Invocation, openInvocation } from "./exp_invocation.ts";
 import type { Io } from "./io.ts";
 import { planRun } from "./plan_run.ts";
-import { loadProject, printWarnings } from "./project.ts";
-
-/** Default Record root, relative to the project. */
-export const DEFAULT_RECORD_ROOT = ".niceeval/record";
+import { loadProject, printWarnings, requireConfig } from "./project.ts";
+import { unpublishedWarning } from "./exp_warnings.ts";
+import { DEFAULT_RECORD_ROOT } from "./exp_defaults.ts";
 
 /** Runs `exp` (or `exp --dry`); returns the exit code. */
 export async function runExp(io: Io, options: ExpOptions): Promise<number> {
+  const recordRoot = resolve(io.cwd, options.record ?? DEFAULT_RECORD_ROOT);
+  if (options.dry) return await runDry(io, options, recordRoot);
+  await requireConfig(io.cwd);
+  await using _lock = await lockRecordRoot(recordRoot, stateDirOf(io.env), {
+    pid: io.pid,
+    hostname: io.hostname,
+    startedAt: isoTime(io.clock.now()),
+  });
   const project = await loadProject(io, { experiments: true });
   if (!options.json) printWarnings(io, project.discovered.warnings);
-  const planned = await planRun(project, options, io.clock);
-  const recordRoot = resolve(io.cwd, options.record ?? DEFAULT_RECORD_ROOT);
-  if (options.dry) return printDry(io, options, planned, recordRoot);
+  const planned = await planRun(project, options, recordRoot);
   const invocation = await openInvocation(io, { options, planned, project, recordRoot });
   return await execute(io, invocation);
+}
+
+async function runDry(io: Io, options: ExpOptions, recordRoot: string): Promise<number> {
+  const project = await loadProject(io, { experiments: true });
+  if (!options.json) printWarnings(io, project.discovered.warnings);
+  return printDry(io, options, await planRun(project, options, recordRoot), recordRoot);
 }
 
 function printDry(

@@ -20,6 +20,7 @@ import {
   summarize,
 } from "../report/mod.ts";
 import type { ExpOptions } from "./exp_options.ts";
+import { unpublishedWarning } from "./exp_warnings.ts";
 import type { Io } from "./io.ts";
 import { type PlannedRun, slotIdentity } from "./plan_run.ts";
 import type { LoadedProject } from "./project.ts";
@@ -80,6 +81,22 @@ export async function openInvocation(
   } else {
     planLines({ plan, cap: planned.cap.cap, capAnnotation: planned.capAnnotation }).forEach(out);
     permanent = new PermanentLines(plan, out);
+  }
+  const unpublished = unpublishedWarning(planned.unpublished, recordRoot);
+  if (unpublished) {
+    const event: RunEvent = {
+      type: "diagnostic",
+      at: startedAt,
+      level: "warning",
+      code: "record-unpublished-runs",
+      message: unpublished,
+      experimentId: null,
+      evalId: null,
+      data: null,
+      persist: false,
+    };
+    ndjson?.event(event);
+    permanent?.event(event);
   }
   for (const empty of planned.emptyExperimentIds) {
     const event: RunEvent = {

@@ -98,7 +98,10 @@ export const INIT_FLAGS: readonly FlagSpec[] = [
   { name: "example", description: "also write the keyless day-one example project (default: off)" },
 ];
 
-/** Flags rejected everywhere with fixed texts (cli.md §3.3). */
+/** Commands whose rejected flags get the fixed texts of cli.md §3.3 (elsewhere: unknown flag). */
+const REJECTED_COMMANDS: ReadonlySet<string> = new Set(["exp", "exp list"]);
+
+/** Flags of `exp` rejected with fixed texts (cli.md §3.3, FLAG-5). */
 const REJECTED: Readonly<Record<string, readonly [string, string]>> = {
   agent: [
     "--agent is not an exp option; the agent is part of the experiment file",
@@ -146,7 +149,9 @@ export function parseFlags(
     const eq = body.indexOf("=");
     const name = eq < 0 ? body : body.slice(0, eq);
     const inline = eq < 0 ? undefined : body.slice(eq + 1);
-    const rejected = REJECTED[name];
+    const rejected = REJECTED_COMMANDS.has(command) && Object.hasOwn(REJECTED, name)
+      ? REJECTED[name]
+      : undefined;
     if (rejected) throw new UsageError("flag-rejected", rejected[0], rejected[1]);
     const spec = arg.startsWith("--") ? specs.find((s) => s.name === name) : undefined;
     if (!spec) throw unknownFlag(arg.split("=")[0]!, specs, command);

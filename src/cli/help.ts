@@ -1,6 +1,8 @@
 /** Help texts (CLI-4), rendered by commander from the same flag tables the parser uses. */
 import { Command, Option } from "commander";
 import { EXP_FLAGS, EXP_LIST_FLAGS, type FlagSpec, INIT_FLAGS, LIST_FLAGS } from "./flags.ts";
+import { CLEAN_FLAGS } from "./clean_flags.ts";
+import { SHOW_FLAGS } from "./show_flags.ts";
 
 interface CommandHelp {
   readonly usage: string;
@@ -29,6 +31,18 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     flags: EXP_FLAGS,
     examples: ["niceeval exp local", "niceeval exp checks --rerun all --json"],
   },
+  show: {
+    usage: "[@<locator> | --run <id>...] [--experiment <id>]... [--json] [--record <root>]",
+    summary: "Render published results: the project's current results, stored Runs, or one Attempt",
+    flags: SHOW_FLAGS,
+    examples: ["niceeval show", "niceeval show @17QK3M9XT2HC4"],
+  },
+  clean: {
+    usage: "[--record <root>]",
+    summary: "Delete unpublished Run directories left by interrupted or killed runs",
+    flags: CLEAN_FLAGS,
+    examples: ["niceeval clean", "niceeval clean --record .niceeval/record-2"],
+  },
   "exp list": {
     usage: "[experiment-selector] [--tag <t>]... [--json]",
     summary: "List the experiments and how many evals each selects",
@@ -39,18 +53,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
 
 /** Help of one command, or of the root when `name` is undefined. */
 export function helpText(name?: string): string {
-  const program = new Command("niceeval")
-    .description("Evaluate AI agents: plan, run, store and report Attempts")
-    .helpOption("-h, --help", "print help")
-    .version("", "-v, --version", "print the version")
-    .addHelpCommand(false);
-  if (name === undefined) {
-    for (const [cmd, help] of Object.entries(COMMANDS)) {
-      program.command(cmd).description(help.summary);
-    }
-    return program.helpInformation() +
-      "\nExamples:\n  niceeval init --example\n  niceeval exp local\n";
-  }
+  if (name === undefined) return rootHelp();
   const help = COMMANDS[name]!;
   const command = new Command(`niceeval ${name}`).usage(help.usage).description(help.summary)
     .helpOption("-h, --help", "print help");
@@ -63,4 +66,22 @@ export function helpText(name?: string): string {
     command.addOption(new Option(`--${flag.name}${value}`, flag.description));
   }
   return command.helpInformation() + `\nExamples:\n  ${help.examples[0]}\n  ${help.examples[1]}\n`;
+}
+
+/**
+ * The root help. Commands are listed by hand: commander would read `exp list` as a command `exp`
+ * with an argument `list`, and would then reject `exp` as a duplicate.
+ */
+function rootHelp(): string {
+  const program = new Command("niceeval")
+    .usage("<command> [subcommand] [arguments] [flags]")
+    .description("Evaluate AI agents: plan, run, store and report Attempts")
+    .helpOption("-h, --help", "print help")
+    .version("", "-v, --version", "print the version")
+    .addHelpCommand(false);
+  const entries = Object.entries(COMMANDS);
+  const width = Math.max(...entries.map(([cmd]) => cmd.length));
+  const commands = entries.map(([cmd, help]) => `  ${cmd.padEnd(width)}  ${help.summary}\n`);
+  return program.helpInformation() + "\nCommands:\n" + commands.join("") +
+    "\nExamples:\n  niceeval init --example\n  niceeval exp local\n";
 }

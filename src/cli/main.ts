@@ -89,6 +89,26 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
         json: flagSet(flags, "json"),
       });
     }
+    case "show": {
+      const { runShow, SHOW_FLAGS } = await import("./show.ts");
+      const flags = parseFlags(tail, SHOW_FLAGS, "show");
+      if (flags.positionals.length > 1) noPositionals(flags.positionals.slice(1), "show");
+      const record = flags.values.get("record")?.[0];
+      return await runShow(io, {
+        ...(flags.positionals[0] !== undefined ? { locator: flags.positionals[0] } : {}),
+        runs: flags.values.get("run") ?? [],
+        experiments: flags.values.get("experiment") ?? [],
+        json: flagSet(flags, "json"),
+        ...(record !== undefined ? { record } : {}),
+      });
+    }
+    case "clean": {
+      const { runClean, CLEAN_FLAGS } = await import("./clean.ts");
+      const flags = parseFlags(tail, CLEAN_FLAGS, "clean");
+      noPositionals(flags.positionals, "clean");
+      const record = flags.values.get("record")?.[0];
+      return await runClean(io, record !== undefined ? { record } : {});
+    }
     default: {
       const options = expOptions(parseFlags(tail, EXP_FLAGS, "exp"));
       const { runExp } = await import("./exp.ts");

@@ -1,9 +1,16 @@
 /** Planning for `exp`: selection, identity, carry decisions, plan and the global cap. */
-import type { Clock } from "../_shared/mod.ts";
 import type { ConfigDefinition } from "../config/mod.ts";
 import type { DiscoveredGroup } from "../discovery/mod.ts";
 import { buildPlan, type Plan, select } from "../plan/mod.ts";
-import { configHashOf, executionDigestOf, FingerprintCache, slotIdOf } from "../record/mod.ts";
+import {
+  carryDecider,
+  configHashOf,
+  executionDigestOf,
+  FingerprintCache,
+  loadCandidates,
+  RecordReader,
+  slotIdOf,
+} from "../record/mod.ts";
 import { capAnnotation, type ResolvedCap, resolveGlobalCap } from "../scheduler/mod.ts";
 import type { ExpOptions } from "./exp_options.ts";
 import type { LoadedProject } from "./project.ts";
@@ -21,13 +28,15 @@ export interface PlannedRun {
   readonly capAnnotation: string;
   readonly identity: PlanIdentity;
   readonly emptyExperimentIds: readonly string[];
+  /** Unpublished Run directories the readers ignored (REC-10). */
+  readonly unpublished: readonly string[];
 }
 
 /** Builds the complete plan before anything is dispatched (PLAN-1). */
 export async function planRun(
   project: LoadedProject,
   options: ExpOptions,
-  _clock: Clock,
+  recordRoot: string,
 ): Promise<PlannedRun> {
   const { discovered, config } = project;
   const selection = select(discovered.experiments, discovered.evals, {
@@ -40,7 +49,22 @@ export async function planRun(
     selection.experiments.map((s) => ({ experiment: s.experiment, evals: s.evals })),
     discovered.groups,
   );
-  const plan = buildPlan(selection, settingsOf(options, config));
+  const reader = new RecordReader(recordRoot);
+  const pairs = selection.experiments.flatMap((s) =>
+    s.evals.map((e) => ({ experimentId: s.experiment.id, evalId: e.id }))
+  );
+  const candidates = await loadCandidates(reader, pairs);
+  const current = {
+    configHash: (experimentId: string) => identity.configHash.get(experimentId)!,
+    inputFingerprint: (evalId: string) => identity.inputFingerprint.get(evalId)!,
+    digest: (experimentId: string, evalId: string) =>
+      slotIdentity(identity, experimentId, evalId, 0).executionIdentityDigest,
+  };
+  const plan = buildPlan(
+    selection,
+    settingsOf(options, config),
+    carryDecider(candidates, current, options.rerun),
+  );
   const cap = resolveGlobalCap({
     ...(options.maxConcurrency !== undefined ? { flag: options.maxConcurrency } : {}),
     ...(config.maxConcurrency !== undefined ? { config: config.maxConcurrency } : {}),
@@ -52,6 +76,7 @@ export async function planRun(
     capAnnotation: capAnnotation(cap),
     identity,
     emptyExperimentIds: selection.emptyExperimentIds,
+    unpublished: (await reader.scan()).unpublished,
   };
 }
 

@@ -1,6 +1,8 @@
 /** Loads a project for a command: `.env`, the config, then discovery (CLI-6, CLI-7). */
 import { join } from "node:path";
+import { UsageError } from "../_shared/mod.ts";
 import {
+  CONFIG_FILE,
   type ConfigDefinition,
   loadConfig,
   missingEnvEntries,
@@ -46,4 +48,18 @@ async function applyEnvFile(io: Io, root: string): Promise<void> {
 /** Prints discovery warnings as `! <file>: <message>` on stderr (not under `--json`). */
 export function printWarnings(io: Io, warnings: readonly DiscoveryIssue[]): void {
   for (const w of warnings) io.stderr.write(`! ${w.file}: ${w.message} [${w.code}]\n`);
+}
+
+/** Fails with `config-missing` unless the project root holds the config file (CLI-6). */
+export async function requireConfig(root: string): Promise<void> {
+  try {
+    if ((await Deno.stat(join(root, CONFIG_FILE))).isFile) return;
+  } catch {
+    // Reported below.
+  }
+  throw new UsageError(
+    "config-missing",
+    `no ${CONFIG_FILE} in ${root}`,
+    "run niceeval init, or change into the project directory",
+  );
 }

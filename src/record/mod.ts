@@ -17,3 +17,8 @@ export { SCHEMA_VERSION } from "./documents.ts";
 export type { ExpectedSlot, MemberAction, RunHeader } from "./documents.ts";
 export { RecordWriteError, RecordWriter } from "./writer.ts";
 export type { RunSpec, WriterSlot } from "./writer.ts";
+export { RecordReader, verdictOf } from "./reader.ts";
+export type { PublishedRun, RecordScan, StoredAttempt } from "./reader.ts";
+export { candidateOf, carryDecider, loadCandidates } from "./carry.ts";
+export type { Candidate, Candidates, CurrentIdentity } from "./carry.ts";
+export type { AssertionsDoc, AttemptDoc, MemberDoc, RunDoc } from "./schema.ts";

@@ -21,3 +21,5 @@ export { junitXml } from "./junit.ts";
 export type { JunitRun } from "./junit.ts";
 export { PermanentLines } from "./plain_stream.ts";
 export { dryDocument, dryLines } from "./dry.ts";
+export { attemptViewLines, currentLines, jsonRow, runLines } from "./show.ts";
+export type { AttemptView, ShowAttempt, ShowRow } from "./show.ts";

@@ -2,11 +2,12 @@
  * Spawns the real CLI on a fixture project (toolchain.md §5.7): the project is copied into a
  * temporary directory and the child gets an explicit environment, inheriting nothing else.
  */
-import { fromFileUrl, join } from "node:path";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { cp } from "node:fs/promises";
 
 /** The repository root. */
-export const REPO = fromFileUrl(new URL("../../", import.meta.url));
+export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 /** The CLI entry. */
 export const MOD = join(REPO, "mod.ts");
 

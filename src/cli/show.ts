@@ -1,0 +1,315 @@
+/** `niceeval show` (CMD-12 … CMD-16): renders published results; never writes anything. */
+import { resolve } from "node:path";
+import { UsageError } from "../_shared/mod.ts";
+import { select } from "../plan/mod.ts";
+import {
+  candidateOf,
+  configHashOf,
+  executionDigestOf,
+  FingerprintCache,
+  loadCandidates,
+  locatorOf,
+  parseLocator,
+  type PublishedRun,
+  RecordReader,
+  slotIdOf,
+} from "../record/mod.ts";
+import { attemptViewLines, currentLines, jsonRow, runLines, type ShowRow } from "../report/mod.ts";
+import { DEFAULT_RECORD_ROOT } from "./exp_defaults.ts";
+import { unpublishedWarning } from "./exp_warnings.ts";
+import type { Io } from "./io.ts";
+export { SHOW_FLAGS } from "./show_flags.ts";
+import { loadProject, requireConfig } from "./project.ts";
+
+/** Options of `show`. */
+export interface ShowOptions {
+  readonly locator?: string;
+  readonly runs: readonly string[];
+  readonly experiments: readonly string[];
+  readonly json: boolean;
+  readonly record?: string;
+}
+
+/** Runs `show`; exit 0 whenever it could render. */
+export async function runShow(io: Io, options: ShowOptions): Promise<number> {
+  if (
+    options.locator !== undefined && (options.runs.length > 0 || options.experiments.length > 0)
+  ) {
+    throw new UsageError(
+      "usage",
+      "show takes one scope: a locator, --run, or the project",
+      "drop either the locator or the --run/--experiment flags",
+    );
+  }
+  if (options.runs.length > 0 && options.experiments.length > 0) {
+    throw new UsageError(
+      "usage",
+      "--experiment applies to the project scope only, not with --run",
+      "drop --experiment",
+    );
+  }
+  const locator = options.locator === undefined ? undefined : parseLocator(options.locator);
+  const recordRoot = resolve(io.cwd, options.record ?? DEFAULT_RECORD_ROOT);
+  if (locator === undefined && options.runs.length === 0) await requireConfig(io.cwd);
+  const reader = new RecordReader(recordRoot);
+  const scan = await reader.scan();
+  const problems = scan.unpublished.length > 0
+    ? [{
+      code: "record-unpublished-runs",
+      message: unpublishedWarning(scan.unpublished, recordRoot)!,
+    }]
+    : [];
+  if (!options.json) { for (const p of problems) io.stderr.write(`! ${p.message}\n`); }
+  const out = (doc: Record<string, unknown>, lines: readonly string[]) => {
+    if (options.json) {
+      io.stdout.write(
+        JSON.stringify({
+          format: "niceeval.show",
+          schemaVersion: 1,
+          ...doc,
+          recordRoot,
+          problems,
+        }) + "\n",
+      );
+    } else if (lines.length > 0) io.stdout.write(lines.join("\n") + "\n");
+    return 0;
+  };
+  if (locator !== undefined) return out(...await attemptScope(reader, locator, scan.runs));
+  if (options.runs.length > 0) return out(...await runsScope(reader, options.runs, scan.runs));
+  return out(...await currentScope(io, reader, options.experiments));
+}
+
+async function currentScope(
+  io: Io,
+  reader: RecordReader,
+  only: readonly string[],
+): Promise<[Record<string, unknown>, string[]]> {
+  const project = await loadProject(io, { experiments: true });
+  const { experiments, evals, groups } = project.discovered;
+  for (const id of only) {
+    if (!experiments.some((e) => e.id === id)) {
+      throw new UsageError(
+        "experiment-not-found",
+        `no experiment "${id}"`,
+        `available experiments: ${experiments.map((e) => e.id).slice(0, 10).join(", ")}`,
+      );
+    }
+  }
+  const chosen = experiments.filter((e) => only.length === 0 || only.includes(e.id));
+  const cache = new FingerprintCache(project.root);
+  const pairs: {
+    experimentId: string;
+    evalId: string;
+    kind: "pass" | "score";
+    attempts: number;
+    digest: string;
+  }[] = [];
+  for (const experiment of chosen) {
+    let selected: readonly {
+      id: string;
+      definition: { evaluationKind: "pass" | "score" };
+      groupId?: string;
+    }[] = [];
+    try {
+      selected =
+        select([experiment], evals, { evalPrefixes: [], tags: [] }).experiments[0]?.evals ?? [];
+    } catch (error) {
+      if ((error as { code?: string }).code !== "nothing-selected") throw error;
+    }
+    const configHash = configHashOf(experiment);
+    for (const e of selected) {
+      const discovered = evals.find((d) => d.id === e.id)!;
+      const fingerprint = await cache.fingerprint(
+        discovered,
+        groups.find((g) => g.id === discovered.groupId),
+      );
+      pairs.push({
+        experimentId: experiment.id,
+        evalId: e.id,
+        kind: e.definition.evaluationKind,
+        attempts: experiment.definition.attempts,
+        digest: executionDigestOf(configHash, fingerprint),
+      });
+    }
+  }
+  const candidates = await loadCandidates(reader, pairs);
+  const rows: ShowRow[] = [];
+  for (const pair of pairs) {
+    for (let ordinal = 0; ordinal < pair.attempts; ordinal++) {
+      const c = candidateOf(candidates, pair.experimentId, pair.evalId, ordinal);
+      const current = c?.stored && c.stored.doc.executionIdentityDigest === pair.digest;
+      rows.push({
+        experimentId: pair.experimentId,
+        evalId: pair.evalId,
+        ordinal,
+        kind: pair.kind,
+        runId: c?.run.runId ?? null,
+        slotId: slotIdOf(pair.evalId, ordinal),
+        state: current ? (c!.originRunId === c!.run.runId ? "executed" : "carried") : "missing",
+        reason: current ? null : c?.stored ? "identity-changed" : "new",
+        attempt: current ? attemptOf(c!.stored!.doc, c!.stored!.verdict) : null,
+      });
+    }
+  }
+  return [
+    { scope: "project-current", rows: rows.map(jsonRow) },
+    currentLines(rows, chosen.map((e) => e.id)),
+  ];
+}
+
+async function runsScope(
+  reader: RecordReader,
+  ids: readonly string[],
+  runs: readonly PublishedRun[],
+): Promise<[Record<string, unknown>, string[]]> {
+  const lines: string[] = [];
+  const rows: ShowRow[] = [];
+  for (const id of ids) {
+    const run = findRun(id, runs);
+    const runRows: ShowRow[] = [];
+    for (const slot of run.doc.expectedSlots) {
+      const member = await reader.member(run, slot.slotId);
+      const stored = member.attempt
+        ? await reader.attempt(member.attempt.originRunId, member.attempt.attemptId)
+        : null;
+      runRows.push({
+        experimentId: run.doc.experimentId,
+        evalId: slot.evalId,
+        ordinal: slot.ordinal,
+        kind: slot.kind,
+        runId: run.runId,
+        slotId: slot.slotId,
+        state: member.action,
+        reason: member.reason,
+        attempt: stored ? attemptOf(stored.doc, stored.verdict) : null,
+      });
+    }
+    lines.push(
+      ...runLines({
+        runId: run.runId,
+        experimentId: run.doc.experimentId,
+        startedAt: run.doc.startedAt,
+      }, runRows),
+    );
+    rows.push(...runRows);
+  }
+  return [{ scope: "runs", rows: rows.map(jsonRow) }, lines];
+}
+
+function findRun(id: string, runs: readonly PublishedRun[]): PublishedRun {
+  const exact = runs.find((r) => r.runId === id);
+  if (exact) return exact;
+  const matches = id.length >= 8 ? runs.filter((r) => r.runId.startsWith(id)) : [];
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1) {
+    throw new UsageError(
+      "run-ambiguous",
+      `run "${id}" matches ${matches.length} runs`,
+      `use more characters: ${matches.slice(0, 5).map((r) => r.runId).join(", ")}`,
+    );
+  }
+  throw new UsageError(
+    "run-not-found",
+    `no published run "${id}"`,
+    id.length < 8
+      ? "give a full RunId or a unique prefix of at least 8 characters"
+      : "run niceeval show to list current results",
+  );
+}
+
+async function attemptScope(
+  reader: RecordReader,
+  locator: string,
+  runs: readonly PublishedRun[],
+): Promise<[Record<string, unknown>, string[]]> {
+  const found: { run: PublishedRun; attemptId: string }[] = [];
+  for (const run of runs) {
+    for await (const entry of Deno.readDir(`${run.dir}/attempts`)) {
+      if (entry.isDirectory && locatorOf(entry.name) === locator) {
+        found.push({ run, attemptId: entry.name });
+      }
+    }
+  }
+  if (found.length === 0) {
+    throw new UsageError(
+      "locator-not-found",
+      `no published Attempt ${locator}`,
+      "copy the locator from niceeval output or niceeval show",
+    );
+  }
+  if (found.length > 1) {
+    throw new UsageError(
+      "locator-ambiguous",
+      `${locator} matches ${found.length} Attempts`,
+      `candidates: ${found.map((f) => `${f.run.runId}/${f.attemptId}`).join(", ")}`,
+    );
+  }
+  const { run, attemptId } = found[0]!;
+  const stored = await reader.attempt(run.runId, attemptId);
+  const assertions = await reader.assertions(stored);
+  const events = await reader.events(stored);
+  const doc = stored.doc;
+  const view = {
+    locator,
+    verdict: stored.verdict,
+    experimentId: doc.experimentId,
+    agent: run.doc.config.agent,
+    model: run.doc.config.model,
+    evalId: doc.evalId,
+    ordinal: doc.ordinal,
+    runId: run.runId,
+    startedAt: doc.startedAt,
+    durationMs: doc.durationMs,
+    usage: doc.usage,
+    estimatedCostUSD: doc.estimatedCostUSD,
+    error: doc.error,
+    assertions: assertions.entries as Record<string, unknown>[],
+    turns: (events.turns ?? []) as Record<string, unknown>[],
+  };
+  const row: ShowRow = {
+    experimentId: doc.experimentId,
+    evalId: doc.evalId,
+    ordinal: doc.ordinal,
+    kind: doc.kind,
+    runId: run.runId,
+    slotId: doc.slotId,
+    state: "executed",
+    reason: null,
+    attempt: attemptOf(doc, stored.verdict),
+  };
+  const attemptJson = JSON.parse(await Deno.readTextFile(`${stored.dir}/attempt.json`));
+  return [
+    {
+      scope: "attempt",
+      rows: [jsonRow(row)],
+      attempt: {
+        "attempt.json": attemptJson,
+        "assertions.json": assertions,
+        "events.json": events,
+      },
+    },
+    attemptViewLines(view),
+  ];
+}
+
+function attemptOf(
+  doc: {
+    attemptId: string;
+    originRunId: string;
+    score: number | null;
+    outcome: string;
+    durationMs: number;
+    estimatedCostUSD: number | null;
+  },
+  verdict: string,
+) {
+  return {
+    attemptId: doc.attemptId,
+    originRunId: doc.originRunId,
+    verdict,
+    score: doc.score,
+    outcome: doc.outcome,
+    durationMs: doc.durationMs,
+    estimatedCostUSD: doc.estimatedCostUSD,
+  };
+}
