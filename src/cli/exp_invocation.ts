@@ -297,17 +297,7 @@ async function writeJunit(
   } catch (error) {
     const message = errorMessage(error);
     if (inv.ndjson) {
-      inv.ndjson.event({
-        type: "diagnostic",
-        at: io.clock.now(),
-        level: "error",
-        code: "reporter_error",
-        message: `junit: ${message}`,
-        experimentId: null,
-        evalId: null,
-        data: null,
-        persist: false,
-      });
+      inv.ndjson.reporterError("junit", true, `${path}: ${message}`);
     } else io.stdout.write(`✗ JUnit report not written: ${path}: ${message}\n`);
     return false;
   }

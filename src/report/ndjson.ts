@@ -203,7 +203,12 @@ export class NdjsonReporter {
       completion: info.completion,
       headline: info.headline,
       exitCode: info.exitCode,
-    }, info.completedAt);
+    });
+  }
+
+  /** A reporter failed (`--junit` is required: the exit code becomes 1). */
+  reporterError(reporter: string, required: boolean, message: string): void {
+    this.#emit("reporter_error", { reporter, required, message });
   }
 }
 

@@ -1,0 +1,31 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { locatorOf, parseLocator, slotIdOf } from "../../src/record/mod.ts";
+
+Deno.test("slotIdOf() is 16 hex of SHA-256(evalId), a dash and the 4-digit ordinal", () => {
+  const hex = createHash("sha256").update("greet/hello").digest("hex").slice(0, 16);
+  assert.equal(slotIdOf("greet/hello", 3), `${hex}-0003`);
+  assert.equal(slotIdOf("greet/hello", 12345), `${hex}-12345`);
+});
+
+Deno.test("locatorOf() encodes the first 60 bits of SHA-256 in Crockford base32, MSB first", () => {
+  const id = "0b9e6f5c-3d2a-4e8f-9a71-2c4d5e6f7a8b";
+  const bits = BigInt("0x" + createHash("sha256").update(id).digest("hex").slice(0, 15));
+  const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  let expected = "";
+  for (let i = 11; i >= 0; i--) expected += alphabet[Number((bits >> BigInt(i * 5)) & 31n)];
+  assert.equal(locatorOf(id), `@1${expected}`);
+  assert.match(locatorOf("x"), /^@1[0-9A-HJKMNP-TV-Z]{12}$/);
+});
+
+Deno.test("parseLocator() is case-insensitive and maps O to 0 and I/L to 1", () => {
+  assert.equal(parseLocator("@17qk3m9xt2hc4"), "@17QK3M9XT2HC4");
+  assert.equal(parseLocator("17QK3M9XT2HCO"), "@17QK3M9XT2HC0");
+  assert.equal(parseLocator("@1ILQK3M9XT2HC"), "@111QK3M9XT2HC");
+});
+
+Deno.test("parseLocator() rejects anything else with malformed-locator", () => {
+  for (const bad of ["@27QK3M9XT2HC4", "@17QK3M9XT2HC", "@17QK3M9XT2HCU", "hello"]) {
+    assert.throws(() => parseLocator(bad), (e: Error & { code?: string }) => e.code === "malformed-locator");
+  }
+});

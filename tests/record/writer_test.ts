@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { RecordReader, slotIdOf } from "../../src/record/mod.ts";
+import { writeRun } from "../_fakes/record.ts";
+import { result } from "../_fakes/results.ts";
+
+const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
+
+async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
+  const root = await Deno.makeTempDir();
+  try {
+    await fn(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+async function json(path: string): Promise<Record<string, unknown>> {
+  return JSON.parse(await Deno.readTextFile(path));
+}
+
+Deno.test("RecordWriter publishes a Run whose every slot has a member, complete marker last", () =>
+  withRoot(async (root) => {
+    const published = await writeRun(root, {
+      runId: "run-1",
+      experimentId: "exp",
+      startedAt: T0,
+      slots: [
+        { evalId: "e1", ordinal: 0, fill: { kind: "executed", result: result({ attemptId: "a-1" }) } },
+        { evalId: "e1", ordinal: 1, fill: { kind: "not-dispatched", reason: "early-exit" } },
+        { evalId: "e2", ordinal: 0, fill: { kind: "carried", originRunId: "run-0", attemptId: "a-0" } },
+      ],
+    });
+    assert.deepEqual(published, ["run-1"]);
+    const dir = join(root, "runs", "run-1");
+    assert.equal((await Deno.stat(join(dir, "complete"))).size, 0);
+    const run = await json(join(dir, "run.json"));
+    assert.equal(run.completion, "completed");
+    assert.equal(typeof run.completedAt, "string");
+    const m0 = await json(join(dir, "members", `${slotIdOf("e1", 0)}.json`));
+    assert.deepEqual(m0.attempt, { originRunId: "run-1", attemptId: "a-1" });
+    assert.equal(m0.action, "executed");
+    const m1 = await json(join(dir, "members", `${slotIdOf("e1", 1)}.json`));
+    assert.deepEqual([m1.action, m1.attempt, m1.reason], ["not-dispatched", null, "early-exit"]);
+    const m2 = await json(join(dir, "members", `${slotIdOf("e2", 0)}.json`));
+    assert.deepEqual([m2.action, m2.attempt], ["carried", { originRunId: "run-0", attemptId: "a-0" }]);
+    const attempt = await json(join(dir, "attempts", "a-1", "attempt.json"));
+    assert.equal(attempt.outcome, "completed");
+    assert.equal(attempt.durationMs, 1000);
+    assert.equal((await json(join(dir, "attempts", "a-1", "assertions.json"))).format, "niceeval.assertions");
+    assert.equal((await json(join(dir, "attempts", "a-1", "events.json"))).format, "niceeval.events");
+    assert.equal((await json(join(root, "record.json"))).format, "niceeval.record");
+  }));
+
+Deno.test("RecordWriter leaves a Run with a reserved but unsettled Attempt unpublished (INT-4)", () =>
+  withRoot(async (root) => {
+    const published = await writeRun(root, {
+      runId: "run-x",
+      experimentId: "exp",
+      startedAt: T0,
+      slots: [{ evalId: "e1", ordinal: 0, fill: { kind: "reserved", attemptId: "a-x" } }],
+    });
+    assert.deepEqual(published, []);
+    const reserved = await json(join(root, "runs", "run-x", "attempts", "a-x", "attempt.json"));
+    assert.equal(reserved.outcome, null);
+    const scan = await new RecordReader(root).scan();
+    assert.deepEqual(scan.runs, []);
+    assert.deepEqual(scan.unpublished, ["run-x"]);
+  }));
+
+Deno.test("RecordReader recomputes verdicts from stored assertions (REC-6)", () =>
+  withRoot(async (root) => {
+    await writeRun(root, {
+      runId: "run-1",
+      experimentId: "exp",
+      startedAt: T0,
+      slots: [
+        { evalId: "e1", ordinal: 0, fill: { kind: "executed", result: result({ attemptId: "p", verdict: "passed" }) } },
+        { evalId: "e1", ordinal: 1, fill: { kind: "executed", result: result({ attemptId: "f", verdict: "failed" }) } },
+        { evalId: "e1", ordinal: 2, fill: { kind: "executed", result: result({ attemptId: "x", verdict: "errored" }) } },
+      ],
+    });
+    const reader = new RecordReader(root);
+    assert.equal((await reader.attempt("run-1", "p")).verdict, "passed");
+    assert.equal((await reader.attempt("run-1", "f")).verdict, "failed");
+    assert.equal((await reader.attempt("run-1", "x")).verdict, "errored");
+  }));
+
+Deno.test("RecordReader reports a truncated run.json as record-invalid naming the file", () =>
+  withRoot(async (root) => {
+    await writeRun(root, { runId: "run-1", experimentId: "exp", startedAt: T0, slots: [] });
+    const path = join(root, "runs", "run-1", "run.json");
+    const text = await Deno.readTextFile(path);
+    await Deno.writeTextFile(path, text.slice(0, text.length / 2));
+    await assert.rejects(new RecordReader(root).scan(), (e: Error & { code?: string; hint?: string }) => {
+      assert.equal(e.code, "record-invalid");
+      assert.ok(e.message.startsWith(path), e.message);
+      assert.match(e.hint ?? "", /move runs\/run-1 out of/);
+      return true;
+    });
+  }));
+
+Deno.test("RecordReader reports a missing member of a published Run as record-invalid", () =>
+  withRoot(async (root) => {
+    await writeRun(root, {
+      runId: "run-1",
+      experimentId: "exp",
+      startedAt: T0,
+      slots: [{ evalId: "e1", ordinal: 0, fill: { kind: "executed", result: result({ attemptId: "p" }) } }],
+    });
+    await Deno.remove(join(root, "runs", "run-1", "members", `${slotIdOf("e1", 0)}.json`));
+    const reader = new RecordReader(root);
+    const [run] = (await reader.scan()).runs;
+    await assert.rejects(reader.member(run!, slotIdOf("e1", 0)), (e: Error & { code?: string }) => e.code === "record-invalid" && /file is missing/.test(e.message));
+  }));
+
+Deno.test("RecordReader refuses a record.json of a newer schema version", () =>
+  withRoot(async (root) => {
+    await writeRun(root, { runId: "run-1", experimentId: "exp", startedAt: T0, slots: [] });
+    const path = join(root, "record.json");
+    const doc = JSON.parse(await Deno.readTextFile(path));
+    await Deno.writeTextFile(path, JSON.stringify({ ...doc, schemaVersion: 2 }));
+    await assert.rejects(new RecordReader(root).scan(), (e: Error & { code?: string }) => e.code === "record-version-unsupported");
+  }));
+
+Deno.test("RecordReader ignores a Run whose complete marker is not a zero-byte file (REC-10)", () =>
+  withRoot(async (root) => {
+    await writeRun(root, { runId: "run-1", experimentId: "exp", startedAt: T0, slots: [] });
+    await Deno.writeTextFile(join(root, "runs", "run-1", "complete"), "x");
+    const scan = await new RecordReader(root).scan();
+    assert.deepEqual([scan.runs.length, scan.unpublished], [0, ["run-1"]]);
+  }));
