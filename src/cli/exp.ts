@@ -31,7 +31,7 @@ export async function runExp(io: Io, options: ExpOptions): Promise<number> {
   const project = await loadProject(io, { experiments: true });
   if (!options.json) printWarnings(io, project.discovered.warnings);
   const planned = await planRun(project, options, recordRoot);
-  const invocation = await openInvocation(io, { options, planned, project, recordRoot });
+  const invocation = openInvocation(io, { options, planned, project, recordRoot });
   return await execute(io, invocation);
 }
 
@@ -85,13 +85,13 @@ async function execute(io: Io, inv: Invocation): Promise<number> {
   const stop = new AbortController();
   const writer = new RecordWriter(inv.recordRoot, { clock: io.clock, random: io.random });
   writer.onFailure = (error) => {
-    inv.emitWriteFailure(error);
+    inv.output.writeFailure(error);
     stop.abort(error);
   };
   await writer.begin(inv.runSpecs);
   const emit = (event: RunEvent) => {
     writer.handle(event);
-    inv.report(event);
+    inv.output.event(event);
   };
   const onInterrupt = () =>
     emit({
@@ -100,8 +100,9 @@ async function execute(io: Io, inv: Invocation): Promise<number> {
       signal: String(io.interrupt.reason ?? "SIGINT"),
     });
   io.interrupt.addEventListener("abort", onInterrupt, { once: true });
+  if (io.interrupt.aborted) onInterrupt();
   try {
-    const outcomes = await runPlan(
+    const work = runPlan(
       inv.planned.plan,
       createAttemptRunner({
         plan: inv.planned.plan,
@@ -118,12 +119,28 @@ async function execute(io: Io, inv: Invocation): Promise<number> {
         cap: inv.planned.cap.cap,
         abandon: abandonedResult,
       },
-    );
-    return await finishRun(io, inv, writer, outcomes);
+    ).then((outcomes) => finishRun(io, inv, writer, outcomes));
+    // A second signal stops waiting (INT-2): unpublished Runs stay unpublished, exit 130.
+    const forced = await Promise.race([work, untilAborted(io.forceInterrupt)]);
+    if (forced === FORCED) {
+      inv.output.forced();
+      return 130;
+    }
+    return forced;
   } catch (error) {
-    inv.failReceipt();
+    inv.output.failed();
     throw error;
   } finally {
     io.interrupt.removeEventListener("abort", onInterrupt);
   }
+}
+
+const FORCED = Symbol("forced");
+
+/** Resolves with {@link FORCED} once `signal` aborts. */
+function untilAborted(signal: AbortSignal): Promise<typeof FORCED> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(FORCED);
+    else signal.addEventListener("abort", () => resolve(FORCED), { once: true });
+  });
 }

@@ -4,21 +4,9 @@ import type { RunEvent, SlotOutcome } from "../_shared/mod.ts";
 import { errorMessage } from "../_shared/mod.ts";
 import { VERSION } from "../_shared/mod.ts";
 import type { PricingTable } from "../expect/mod.ts";
-import {
-  type RecordWriteError,
-  type RecordWriter,
-  type RunSpec,
-  writeTextAtomic,
-} from "../record/mod.ts";
-import {
-  endLines,
-  exitCodeOf,
-  junitXml,
-  NdjsonReporter,
-  PermanentLines,
-  planLines,
-  summarize,
-} from "../report/mod.ts";
+import { type RecordWriter, type RunSpec, writeTextAtomic } from "../record/mod.ts";
+import { exitCodeOf, junitXml, summarize } from "../report/mod.ts";
+import { type ExpOutput, humanOutput, jsonOutput } from "./exp_output.ts";
 import type { ExpOptions } from "./exp_options.ts";
 import { unpublishedWarning } from "./exp_warnings.ts";
 import type { Io } from "./io.ts";
@@ -36,84 +24,36 @@ export interface Invocation {
   readonly pricing: PricingTable;
   readonly runIds: readonly string[];
   readonly runSpecs: readonly RunSpec[];
-  /** Sends one event to the reporter of this Invocation. */
-  report(event: RunEvent): void;
-  emitWriteFailure(error: RecordWriteError): void;
-  /** Writes the `failed` receipt of an internal error (OUT-J3). */
-  failReceipt(): void;
-  readonly ndjson: NdjsonReporter | undefined;
+  /** Where the Invocation reports (NDJSON or human). */
+  readonly output: ExpOutput;
 }
 
-/** Creates the Invocation: ids, Run specs, the start of the output. */
-export async function openInvocation(
+/** Creates the Invocation: ids, Run specs, and the start of its output. */
+export function openInvocation(
   io: Io,
   input: { options: ExpOptions; planned: PlannedRun; project: LoadedProject; recordRoot: string },
-): Promise<Invocation> {
+): Invocation {
   const { options, planned, project, recordRoot } = input;
-  const { plan } = planned;
   const id = io.random.uuid();
   const startedAt = io.clock.now();
-  const runIds = plan.experiments.map(() => io.random.uuid());
-  const runSpecs = runSpecsOf(input.planned, runIds, {
+  const runIds = planned.plan.experiments.map(() => io.random.uuid());
+  const runSpecs = runSpecsOf(planned, runIds, {
     invocationId: id,
     startedAt,
     rerun: options.rerun,
   });
-  const runIdOf = (experimentId: string) =>
-    runIds[plan.experiments.findIndex((e) => e.id === experimentId)]!;
-  const out = (line: string) => io.stdout.write(line + "\n");
-  let ndjson: NdjsonReporter | undefined;
-  let permanent: PermanentLines | undefined;
-  if (options.json) {
-    ndjson = new NdjsonReporter((line) => io.stdout.write(line), {
-      now: () => io.clock.now(),
-      runIdOf,
-    });
-    ndjson.start(plan, {
-      invocationId: id,
-      startedAt,
-      recordRoot,
-      concurrency: planned.cap.cap,
-      concurrencySource: planned.cap.source,
-      concurrencyProvider: planned.cap.provider,
-      runs: plan.experiments.map((e, i) => ({ experimentId: e.id, runId: runIds[i]! })),
-    });
-  } else {
-    planLines({ plan, cap: planned.cap.cap, capAnnotation: planned.capAnnotation }).forEach(out);
-    permanent = new PermanentLines(plan, out);
-  }
-  const unpublished = unpublishedWarning(planned.unpublished, recordRoot);
-  if (unpublished) {
-    const event: RunEvent = {
-      type: "diagnostic",
-      at: startedAt,
-      level: "warning",
-      code: "record-unpublished-runs",
-      message: unpublished,
-      experimentId: null,
-      evalId: null,
-      data: null,
-      persist: false,
-    };
-    ndjson?.event(event);
-    permanent?.event(event);
-  }
-  for (const empty of planned.emptyExperimentIds) {
-    const event: RunEvent = {
-      type: "diagnostic",
-      at: startedAt,
-      level: "info",
-      code: "experiment-no-evals",
-      message: `experiment ${empty} has no selected evals; left out`,
-      experimentId: empty,
-      evalId: null,
-      data: null,
-      persist: false,
-    };
-    ndjson?.event(event);
-    permanent?.event(event);
-  }
-  let receiptWritten = false;
+  const ctx = {
+    io,
+    invocationId: id,
+    startedAt,
+    recordRoot,
+    planned,
+    runIds,
+    positionals: options.positionals,
+  };
+  const output = options.json ? jsonOutput(ctx) : humanOutput(ctx);
+  output.start();
+  for (const event of startDiagnostics(planned, recordRoot, startedAt)) output.event(event);
   return {
     id,
     startedAt,
@@ -124,41 +64,34 @@ export async function openInvocation(
     pricing: project.config.pricing,
     runIds,
     runSpecs,
-    ndjson,
-    report: (event) => {
-      ndjson?.event(event);
-      permanent?.event(event);
-    },
-    emitWriteFailure: (error) => {
-      if (ndjson) {
-        ndjson.event({
-          type: "diagnostic",
-          at: io.clock.now(),
-          level: "error",
-          code: "record-write-failed",
-          message: `${error.path}: ${error.message}`,
-          experimentId: null,
-          evalId: null,
-          data: null,
-          persist: false,
-        });
-      } else out(`✗ record-write-failed · ${error.path}: ${error.message}`);
-    },
-    failReceipt: () => {
-      if (!ndjson || receiptWritten) return;
-      receiptWritten = true;
-      ndjson.receipt({
-        invocationId: id,
-        runIds: [],
-        recordRoot,
-        startedAt,
-        completedAt: io.clock.now(),
-        completion: "failed",
-        headline: null,
-        exitCode: 3,
-      });
-    },
+    output,
   };
+}
+
+/** Notices and warnings known before dispatch: unpublished Runs, experiments left out. */
+function startDiagnostics(planned: PlannedRun, recordRoot: string, at: number): RunEvent[] {
+  const events: RunEvent[] = [];
+  const base = { type: "diagnostic", at, evalId: null, data: null, persist: false } as const;
+  const unpublished = unpublishedWarning(planned.unpublished, recordRoot);
+  if (unpublished) {
+    events.push({
+      ...base,
+      level: "warning",
+      code: "record-unpublished-runs",
+      message: unpublished,
+      experimentId: null,
+    });
+  }
+  for (const empty of planned.emptyExperimentIds) {
+    events.push({
+      ...base,
+      level: "info",
+      code: "experiment-no-evals",
+      message: `experiment ${empty} has no selected evals; left out`,
+      experimentId: empty,
+    });
+  }
+  return events;
 }
 
 function runSpecsOf(
@@ -244,27 +177,12 @@ export async function finishRun(
     reporterFailed = !(await writeJunit(io, inv, summary, completedAt)) || reporterFailed;
   }
   const exitCode = exitCodeOf(summary, reporterFailed);
-  if (inv.ndjson) {
-    inv.ndjson.evals(summary);
-    inv.ndjson.receipt({
-      invocationId: inv.id,
-      runIds: published,
-      recordRoot: inv.recordRoot,
-      startedAt: inv.startedAt,
-      completedAt,
-      completion: writer.failure ? "failed" : interrupted ? "interrupted" : "completed",
-      headline: summary.headline,
-      exitCode,
-    });
-  } else {
-    const lines = endLines(summary, {
-      plan,
-      wallMs: completedAt - inv.startedAt,
-      runIds: inv.runIds,
-      positionals: inv.options.positionals,
-    });
-    io.stdout.write(lines.join("\n") + "\n");
-  }
+  inv.output.end(summary, {
+    publishedRunIds: published,
+    completedAt,
+    completion: writer.failure ? "failed" : interrupted ? "interrupted" : "completed",
+    exitCode,
+  });
   return exitCode;
 }
 
@@ -295,10 +213,7 @@ async function writeJunit(
     await writeTextAtomic(full, xml, io.random);
     return true;
   } catch (error) {
-    const message = errorMessage(error);
-    if (inv.ndjson) {
-      inv.ndjson.reporterError("junit", true, `${path}: ${message}`);
-    } else io.stdout.write(`✗ JUnit report not written: ${path}: ${message}\n`);
+    inv.output.reporterFailed("junit", path, errorMessage(error));
     return false;
   }
 }

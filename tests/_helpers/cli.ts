@@ -110,3 +110,38 @@ export function childEnv(
 export function ndjson(text: string): Record<string, unknown>[] {
   return text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line));
 }
+
+/** Reads a child's stdout line by line until `until(line)` is true; returns every line read. */
+export async function readUntil(
+  child: Deno.ChildProcess,
+  until: (line: string) => boolean,
+  options: { timeoutMs?: number } = {},
+): Promise<{ lines: string[]; rest: ReadableStreamDefaultReader<string> }> {
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const lines: string[] = [];
+  let buffer = "";
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  while (Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let nl: number;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      lines.push(line);
+      if (until(line)) return { lines, rest: reader };
+    }
+  }
+  throw new Error(`readUntil: condition not met; read:\n${lines.join("\n")}${buffer}`);
+}
+
+/** Reads the rest of a stream to its end. */
+export async function drain(reader: ReadableStreamDefaultReader<string>): Promise<string> {
+  let text = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return text;
+    text += value;
+  }
+}
