@@ -15,7 +15,6 @@ import { finishRun, type Invocation, openInvocation } from "./exp_invocation.ts"
 import type { Io } from "./io.ts";
 import { planRun } from "./plan_run.ts";
 import { loadProject, printWarnings, requireConfig } from "./project.ts";
-import { unpublishedWarning } from "./exp_warnings.ts";
 import { DEFAULT_RECORD_ROOT } from "./exp_defaults.ts";
 
 /** Runs `exp` (or `exp --dry`); returns the exit code. */

@@ -103,7 +103,7 @@ function runSpecsOf(
   return plan.experiments.map((experiment, i) => {
     const def = experiment.discovered.definition;
     const slots = plan.slots.filter((s) => s.experimentIndex === i).map((s) => {
-      const ids = slotIdentity(identity, s.experimentId, s.evalId, s.ordinal);
+      const ids = slotIdentity(identity, s);
       return {
         position: s.position,
         slotId: ids.slotId,

@@ -58,7 +58,7 @@ export async function planRun(
     configHash: (experimentId: string) => identity.configHash.get(experimentId)!,
     inputFingerprint: (evalId: string) => identity.inputFingerprint.get(evalId)!,
     digest: (experimentId: string, evalId: string) =>
-      slotIdentity(identity, experimentId, evalId, 0).executionIdentityDigest,
+      slotIdentity(identity, { experimentId, evalId, ordinal: 0 }).executionIdentityDigest,
   };
   const plan = buildPlan(
     selection,
@@ -114,13 +114,20 @@ async function identityOf(
   return { configHash, inputFingerprint };
 }
 
+/** The identity fields of one planned slot. */
+export interface SlotIdentity {
+  readonly slotId: string;
+  readonly configHash: string;
+  readonly inputFingerprint: string;
+  readonly executionIdentityDigest: string;
+}
+
 /** SlotId and execution identity digest of one slot. */
 export function slotIdentity(
   identity: PlanIdentity,
-  experimentId: string,
-  evalId: string,
-  ordinal: number,
-) {
+  slot: { readonly experimentId: string; readonly evalId: string; readonly ordinal: number },
+): SlotIdentity {
+  const { experimentId, evalId, ordinal } = slot;
   const configHash = identity.configHash.get(experimentId)!;
   const inputFingerprint = identity.inputFingerprint.get(evalId)!;
   return {

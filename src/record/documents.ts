@@ -46,7 +46,7 @@ export function runDocument(
   header: RunHeader,
   completion: { completedAt: number; completion: "completed" | "interrupted" } | null,
   diagnostics: readonly (RecordedDiagnostic & { evalId: string | null })[],
-) {
+): Record<string, unknown> {
   return {
     format: "niceeval.run",
     schemaVersion: SCHEMA_VERSION,
@@ -89,7 +89,7 @@ export function memberDocument(m: {
   action: MemberAction;
   attempt: { originRunId: string; attemptId: string } | null;
   reason: string | null;
-}) {
+}): Record<string, unknown> {
   return {
     format: "niceeval.member",
     schemaVersion: SCHEMA_VERSION,
@@ -116,7 +116,10 @@ export interface AttemptHeader {
 }
 
 /** `attempt.json`, reserved (`result` null) or final. */
-export function attemptDocument(h: AttemptHeader, result: AttemptResult | null) {
+export function attemptDocument(
+  h: AttemptHeader,
+  result: AttemptResult | null,
+): Record<string, unknown> {
   return {
     format: "niceeval.attempt",
     schemaVersion: SCHEMA_VERSION,
@@ -142,7 +145,7 @@ export function attemptDocument(h: AttemptHeader, result: AttemptResult | null) 
   };
 }
 
-function usageDocument(u: NonNullable<AttemptResult["usage"]>) {
+function usageDocument(u: NonNullable<AttemptResult["usage"]>): Record<string, number | null> {
   return {
     inputTokens: u.inputTokens ?? null,
     outputTokens: u.outputTokens ?? null,
@@ -155,7 +158,7 @@ function usageDocument(u: NonNullable<AttemptResult["usage"]>) {
 }
 
 /** `assertions.json`. */
-export function assertionsDocument(result: AttemptResult) {
+export function assertionsDocument(result: AttemptResult): Record<string, unknown> {
   return {
     format: "niceeval.assertions",
     schemaVersion: SCHEMA_VERSION,
@@ -164,7 +167,7 @@ export function assertionsDocument(result: AttemptResult) {
 }
 
 /** `events.json`. */
-export function eventsDocument(result: AttemptResult) {
+export function eventsDocument(result: AttemptResult): Record<string, unknown> {
   const d = result.details;
   return {
     format: "niceeval.events",
@@ -191,7 +194,7 @@ export function eventsDocument(result: AttemptResult) {
 }
 
 /** `record.json`. */
-export function recordDocument(recordId: string, createdAt: number) {
+export function recordDocument(recordId: string, createdAt: number): Record<string, unknown> {
   return {
     format: "niceeval.record",
     schemaVersion: SCHEMA_VERSION,

@@ -117,12 +117,22 @@ function seconds(ms: number): string {
   return (Math.max(0, ms) / 1000).toFixed(3);
 }
 
-// deno-lint-ignore no-control-regex
-const INVALID_XML_REGEXP =
-  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
+/** Replaces what XML 1.0 cannot hold (C0 controls but tab/LF/CR, U+FFFE/U+FFFF, lone surrogates). */
 function clean(value: string): string {
-  return value.replace(INVALID_XML_REGEXP, "\uFFFD");
+  let out = "";
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        out += value[i]! + value[i + 1]!;
+        i++;
+      } else out += "\uFFFD";
+    } else if ((c >= 0xdc00 && c <= 0xdfff) || c === 0xfffe || c === 0xffff) out += "\uFFFD";
+    else if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) out += "\uFFFD";
+    else out += value[i];
+  }
+  return out;
 }
 
 function attr(value: string): string {
