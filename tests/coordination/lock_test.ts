@@ -1,0 +1,154 @@
+/** `src/coordination/lock.ts` (toolchain.md §6.10, S165). */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  acquireLock,
+  lockRecordRoot,
+  readLockOwner,
+  stateDirOf,
+  tryAcquireLock,
+} from "../../src/coordination/mod.ts";
+import { createFakeClock } from "../_fakes/clock.ts";
+
+const LOCK_MODULE = new URL("../../src/coordination/lock.ts", import.meta.url).href;
+
+async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Spawns a process that takes the lock, prints "locked" and waits for stdin to close. */
+async function holder(path: string): Promise<Deno.ChildProcess> {
+  const script = `import { tryAcquireLock } from ${JSON.stringify(LOCK_MODULE)};
+const lock = await tryAcquireLock(${
+    JSON.stringify(path)
+  }, { owner: { pid: Deno.pid, hostname: "h", startedAt: "t" } });
+console.log(lock ? "locked" : "busy");
+for await (const _ of Deno.stdin.readable) { /* hold until stdin closes */ }`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", script],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const { value } = await reader.read();
+  reader.releaseLock();
+  assert.equal(value?.trim(), "locked");
+  return child;
+}
+
+Deno.test("S165 tryAcquireLock() returns null at once for a second handle in the same process, and closing frees it", () =>
+  withDir(async (dir) => {
+    const path = join(dir, "a", "b.lock");
+    const first = await tryAcquireLock(path);
+    assert.ok(first);
+    assert.equal(await tryAcquireLock(path), null);
+    first.release();
+    first.release();
+    const again = await tryAcquireLock(path);
+    assert.ok(again);
+    again.release();
+    assert.ok((await Deno.stat(path)).isFile, "the lock file stays after release");
+  }));
+
+Deno.test("tryAcquireLock() sees a lock held by a child process, free again once it is SIGKILLed", () =>
+  withDir(async (dir) => {
+    const path = join(dir, "x.lock");
+    const child = await holder(path);
+    try {
+      assert.equal(await tryAcquireLock(path), null);
+      assert.equal(
+        (await readLockOwner(path))?.pid,
+        child.pid,
+        "the owner JSON of a busy lock stays intact",
+      );
+      child.kill("SIGKILL");
+      await child.status;
+      const lock = await tryAcquireLock(path);
+      assert.ok(lock, "the kernel released the lock of the killed holder");
+      lock.release();
+    } finally {
+      await child.stdin.close().catch(() => undefined);
+      await child.stdout.cancel().catch(() => undefined);
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // Already gone.
+      }
+      await child.status;
+    }
+  }));
+
+Deno.test("a child started while a lock is held does not inherit it", () =>
+  withDir(async (dir) => {
+    const path = join(dir, "y.lock");
+    const lock = await tryAcquireLock(path);
+    assert.ok(lock);
+    const child = new Deno.Command("sleep", { args: ["30"], stdout: "null", stderr: "null" })
+      .spawn();
+    try {
+      lock.release();
+      const again = await tryAcquireLock(path);
+      assert.ok(again, "the sleeping child holds no copy of the descriptor");
+      again.release();
+    } finally {
+      child.kill("SIGKILL");
+      await child.status;
+    }
+  }));
+
+Deno.test("acquireLock() polls on the injected clock and rejects with the abort reason", () =>
+  withDir(async (dir) => {
+    const path = join(dir, "z.lock");
+    const held = await tryAcquireLock(path);
+    assert.ok(held);
+    const clock = createFakeClock();
+    const controller = new AbortController();
+    const waiting = acquireLock(path, { signal: controller.signal, clock, pollMs: 200 });
+    await clock.tickAsync(1000);
+    held.release();
+    await clock.tickAsync(200);
+    const got = await waiting;
+    assert.equal(got.path, path);
+    const second = acquireLock(path, { signal: controller.signal, clock, pollMs: 200 });
+    await clock.tickAsync(400);
+    const reason = new Error("stop");
+    controller.abort(reason);
+    await assert.rejects(second, (e) => e === reason);
+    got.release();
+  }));
+
+Deno.test("lockRecordRoot() fails with record-root-busy naming the holder pid, and treats a symlink as the same root", () =>
+  withDir(async (dir) => {
+    const state = join(dir, "state");
+    const root = join(dir, "record");
+    const owner = { pid: 4242, hostname: "h", startedAt: "t" };
+    const lock = await lockRecordRoot(root, state, owner);
+    try {
+      await Deno.symlink(root, join(dir, "alias"));
+      await assert.rejects(
+        lockRecordRoot(join(dir, "alias"), state, owner),
+        (e: Error & { code?: string; hint?: string }) => {
+          assert.equal(e.code, "record-root-busy");
+          assert.match(e.message, /\(pid 4242\)$/);
+          assert.match(e.hint ?? "", /--record /);
+          return true;
+        },
+      );
+      const other = await lockRecordRoot(join(dir, "record-2"), state, owner);
+      other.release();
+    } finally {
+      lock.release();
+    }
+  }));
+
+Deno.test("stateDirOf() prefers NICEEVAL_STATE_DIR, then XDG_STATE_HOME, then HOME (LOCK-2)", () => {
+  assert.equal(stateDirOf({ NICEEVAL_STATE_DIR: "/s", XDG_STATE_HOME: "/x", HOME: "/h" }), "/s");
+  assert.equal(stateDirOf({ XDG_STATE_HOME: "/x", HOME: "/h" }), "/x/niceeval");
+  assert.equal(stateDirOf({ HOME: "/h" }), "/h/.local/state/niceeval");
+});
