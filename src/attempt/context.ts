@@ -2,8 +2,8 @@
  * Builds the test context `t` (authoring.md §3) over an assertion recorder and the Attempt's
  * session lines. Every method delegates; the only state here is which lines exist.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
-import { AssertionAuthoringError } from "../_shared/mod.ts";
+import type { AsyncLocalStorage } from "node:async_hooks";
+import { AssertionAuthoringError, hasErrorName } from "../_shared/mod.ts";
 import { sumUsage, type TurnRecord, worstCoverage } from "../agents/mod.ts";
 import type { AssertionRecorder, EvidenceSnapshot } from "../expect/mod.ts";
 import type { DiagnosticInput, ProgressUpdate, StreamEvent } from "../agents/mod.ts";
@@ -19,14 +19,10 @@ export function isSkipSignal(value: unknown): boolean {
   return typeof value === "object" && value !== null && SKIP_KEY in value;
 }
 
-const LATER_MEMBERS = [
-  "sendFile",
-  "requireInputRequest",
-  "respond",
-  "respondAll",
-  "judge",
-  "reasoningEffort",
-];
+/** Methods of `t` reserved for a later release: calling one throws `not-supported`. */
+const LATER_METHODS = ["sendFile", "requireInputRequest", "respond", "respondAll", "judge"];
+/** Properties of `t` reserved for a later release: reading one throws `not-supported`. */
+const LATER_PROPERTIES = ["reasoningEffort"];
 
 /** Everything `t` needs. */
 export interface ContextDeps extends LineDeps {
@@ -35,17 +31,18 @@ export interface ContextDeps extends LineDeps {
   readonly groups: AsyncLocalStorage<readonly string[]>;
 }
 
+type Methods = Record<string, (...args: unknown[]) => unknown>;
+
 /** Creates `t` and its session lines; `lines` grows with `t.newSession()`. */
 export function createTestContext(
   deps: ContextDeps,
 ): { t: TestContext<Kind>; lines: SessionLine[] } {
   const lines: SessionLine[] = [new SessionLine(0, deps)];
-  const main = lines[0]!;
   const allTurns = () => sortedTurns(lines);
-  const scoped = deps.recorder.scoped(() => snapshot(deps, allTurns(), "attempt"));
+  const recorder = deps.recorder;
   const t: Record<string | symbol, unknown> = {
     evaluationKind: deps.kind,
-    ...scoped,
+    ...withoutOrders(scopedMethods(deps, () => snapshot(deps, allTurns(), "attempt"))),
     newSession: () => {
       const line = new SessionLine(lines.length, deps);
       lines.push(line);
@@ -57,53 +54,112 @@ export function createTestContext(
       deps.control.activity(`running eval · ${message}`);
     },
     diagnostic: (d: DiagnosticInput) => deps.state.diagnostic(d),
-    skip: (reason: string) => {
-      if (typeof reason !== "string" || reason.trim() === "") {
-        throw deps.authoringError(
-          new AssertionAuthoringError(
-            "invalid-argument",
-            "t.skip(reason) needs a non-empty reason",
-          ),
-        );
-      }
-      deps.state.skipReason ??= reason;
-      throw Object.assign(new Error(`skipped: ${reason}`), {
-        [SKIP_KEY]: true,
-        name: "SkipSignal",
-      });
-    },
+    skip: (reason: string) => skip(deps, reason),
     group: <V>(title: string, body: () => V | PromiseLike<V>) => {
       const path = [...(deps.groups.getStore() ?? []), String(title)];
       return deps.groups.run(path, async () => await body());
     },
-    check: (...args: unknown[]) => (deps.recorder.check as (...a: unknown[]) => unknown)(...args),
-    score: (points: number) => deps.recorder.score(points),
+    check: guard(deps, (...args: unknown[]) => (recorder.check as Methods[string])(...args)),
+    score: guard(deps, (points: unknown) => recorder.score(points as number)),
   };
-  defineConversation(t, main, deps);
+  defineConversation(t, lines[0]!, deps);
   Object.defineProperties(t, {
     signal: { get: () => deps.signal, enumerable: true },
     model: { value: deps.model, enumerable: true },
     flags: { value: deps.flags, enumerable: true },
     usage: { get: () => sumUsage(allTurns().map((turn) => turn.usage)), enumerable: true },
-    sandbox: {
-      get: () => {
-        throw deps.authoringError(
-          new AssertionAuthoringError(
-            "no-sandbox",
-            "this Attempt runs without a sandbox; t.sandbox is not available",
-          ),
-        );
-      },
-    },
+    // Not enumerable: spreading `t` must not throw.
+    sandbox: { get: () => notAvailable(deps, "no-sandbox", "t.sandbox") },
   });
-  for (const name of LATER_MEMBERS) {
-    t[name] = () => {
-      throw deps.authoringError(
-        new AssertionAuthoringError("not-supported", `t.${name} is not supported in this release`),
-      );
-    };
+  for (const name of LATER_METHODS) {
+    t[name] = () => notAvailable(deps, "not-supported", `t.${name}`);
+  }
+  for (const name of LATER_PROPERTIES) {
+    Object.defineProperty(t, name, { get: () => notAvailable(deps, "not-supported", `t.${name}`) });
   }
   return { t: Object.freeze(t) as unknown as TestContext<Kind>, lines };
+}
+
+function skip(deps: ContextDeps, reason: unknown): never {
+  if (typeof reason !== "string" || reason.trim() === "") {
+    throw deps.authoringError(
+      new AssertionAuthoringError(
+        "invalid-argument",
+        "Cannot skip: t.skip(reason) needs a non-empty reason",
+      ),
+    );
+  }
+  // Registered at the call: catching the signal does not undo the skip (rule 3.2.2). A skip
+  // from code still running after the body settled comes too late, like a late assertion.
+  if (!deps.state.bodySettled) deps.state.skipReason ??= reason;
+  throw Object.assign(new Error(`Skipped: ${reason}`), { [SKIP_KEY]: true, name: "SkipSignal" });
+}
+
+function notAvailable(deps: ContextDeps, code: string, member: string): never {
+  const message = code === "no-sandbox"
+    ? "Cannot read t.sandbox: this Attempt runs without a sandbox"
+    : `Cannot use ${member}: it is not supported in this release`;
+  throw deps.authoringError(new AssertionAuthoringError(code, message));
+}
+
+/**
+ * Wraps an assertion entry point so that an authoring error is recorded when it is thrown (rule
+ * 3.5.8), before the test can catch it, and so that handles it returns do the same.
+ */
+function guard<A extends unknown[]>(
+  deps: ContextDeps,
+  fn: (...args: A) => unknown,
+): (...args: A) => unknown {
+  return (...args: A) => {
+    try {
+      const result = fn(...args);
+      return isHandle(result) ? guardHandle(deps, result) : result;
+    } catch (error) {
+      if (hasErrorName(error, "AssertionAuthoringError")) {
+        deps.authoringError(error as AssertionAuthoringError);
+      }
+      throw error;
+    }
+  };
+}
+
+function isHandle(value: unknown): value is Methods {
+  return typeof value === "object" && value !== null &&
+    typeof (value as { label?: unknown }).label === "function";
+}
+
+/** A handle whose methods record authoring errors at the call; chaining returns the wrapper. */
+function guardHandle(deps: ContextDeps, handle: Methods): Methods {
+  const wrapped: Methods = {};
+  for (const [name, method] of Object.entries(handle)) {
+    wrapped[name] = (...args: unknown[]) => {
+      try {
+        const result = method(...args);
+        return result === handle ? wrapped : result;
+      } catch (error) {
+        if (hasErrorName(error, "AssertionAuthoringError")) {
+          deps.authoringError(error as AssertionAuthoringError);
+        }
+        throw error;
+      }
+    };
+  }
+  return Object.freeze(wrapped);
+}
+
+/** The scoped (and order) assertions of one scope, guarded. */
+function scopedMethods(deps: ContextDeps, read: () => EvidenceSnapshot): Methods {
+  const out: Methods = {};
+  for (const [name, method] of Object.entries(deps.recorder.scoped(read) as unknown as Methods)) {
+    out[name] = guard(deps, method);
+  }
+  return out;
+}
+
+/** `t` has no order assertions: turns of different sessions have no common order (§3.2). */
+function withoutOrders(methods: Methods): Methods {
+  const { toolOrder: _tools, eventOrder: _events, ...rest } = methods;
+  return rest;
 }
 
 /** Adds `send`, `reply`, `sessionId` and `events` of `line` to `target`. */
@@ -112,8 +168,13 @@ function defineConversation(
   line: SessionLine,
   deps: ContextDeps,
 ): void {
-  target.send = async (input: SendInput) =>
-    turnHandle(await line.send(inputText(input, deps)), deps);
+  target.send = (input: SendInput) => {
+    const sent = (async () => turnHandle(await line.send(inputText(input, deps)), deps))();
+    // The failure is recorded with the Attempt either way; a send nobody awaits (it was still in
+    // flight when the body settled) must not surface as an unhandled rejection.
+    sent.catch(() => undefined);
+    return sent;
+  };
   Object.defineProperties(target, {
     reply: { get: () => lastMessage(line.turns), enumerable: true },
     sessionId: { get: () => line.session.id, enumerable: true },
@@ -126,7 +187,7 @@ function defineConversation(
 
 function sessionHandle(line: SessionLine, deps: ContextDeps): SessionHandle<Kind> {
   const handle: Record<string | symbol, unknown> = {
-    ...deps.recorder.scoped(() => snapshot(deps, [...line.turns], "session")),
+    ...scopedMethods(deps, () => snapshot(deps, [...line.turns], "session")),
   };
   defineConversation(handle, line, deps);
   Object.defineProperty(handle, "usage", {
@@ -137,9 +198,8 @@ function sessionHandle(line: SessionLine, deps: ContextDeps): SessionHandle<Kind
 }
 
 function turnHandle(turn: TurnRecord, deps: ContextDeps): TurnHandle<Kind> {
-  const scoped = deps.recorder.scoped(() => snapshot(deps, [turn], "turn"));
   const handle: Record<string, unknown> = {
-    ...scoped,
+    ...scopedMethods(deps, () => snapshot(deps, [turn], "turn")),
     events: turn.events,
     toolCalls: turn.toolCalls,
     status: turn.status,
@@ -173,12 +233,15 @@ function inputText(input: SendInput, deps: ContextDeps): string {
     throw deps.authoringError(
       new AssertionAuthoringError(
         "not-supported",
-        `send input field "${extra[0]}" is not supported in this release`,
+        `Cannot send: input field "${extra[0]}" is not supported in this release`,
       ),
     );
   }
   throw deps.authoringError(
-    new AssertionAuthoringError("invalid-argument", "send(input) takes a string or { text }"),
+    new AssertionAuthoringError(
+      "invalid-argument",
+      "Cannot send: send(input) takes a string or { text }",
+    ),
   );
 }
 

@@ -44,13 +44,23 @@ export function classify(
   }
 }
 
-/** Builds the recorded failure of a thrown value, with fatal-error scopes and classification. */
+/** True for `EvalFatalError` / `ExperimentFatalError` from any copy of the API. */
+export function isFatal(error: unknown): boolean {
+  return hasErrorName(error, "EvalFatalError") || hasErrorName(error, "ExperimentFatalError");
+}
+
+/**
+ * Builds the recorded failure of a thrown value, with fatal-error scopes and classification.
+ * `classified` passes a classification already obtained for this failure, so `classifyFailure`
+ * is consulted at most once per failure.
+ */
 export function failureOf(
   ctx: FailureContext,
   phase: FailureInfo["phase"],
   code: string,
   error: unknown,
   message = errorMessage(error),
+  classified?: { readonly found: FailureClass | undefined },
 ): RecordedFailure {
   if (hasErrorName(error, "EvalFatalError")) {
     return { code: "eval-fatal", phase, message, scope: "eval", error };
@@ -58,6 +68,11 @@ export function failureOf(
   if (hasErrorName(error, "ExperimentFatalError")) {
     return { code: "experiment-fatal", phase, message, scope: "experiment", error };
   }
-  const found = classify(ctx, { phase, code, message, error });
-  return { code, phase, message, scope: found?.scope ?? "attempt", error };
+  const found = classified ? classified.found : classify(ctx, { phase, code, message, error });
+  return { code, phase, message, scope: scopeOf(found), error };
+}
+
+function scopeOf(found: FailureClass | undefined): RecordedFailure["scope"] {
+  const scope = found?.scope;
+  return scope === "eval" || scope === "experiment" ? scope : "attempt";
 }

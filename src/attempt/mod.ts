@@ -10,7 +10,6 @@ export type {
   Conversation,
   EvalSandbox,
   Kind,
-  OrderAssertions,
   ScoreTestContext,
   SendInput,
   SessionHandle,

@@ -5,27 +5,30 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { abortKind, AbortReason } from "../_shared/mod.ts";
+import { AbortReason } from "../_shared/mod.ts";
 import { type Clock, sleep } from "../_shared/mod.ts";
-import { AssertionAuthoringError, errorMessage, hasErrorName } from "../_shared/mod.ts";
-import type { AttemptResult, AttemptVerdict } from "../_shared/mod.ts";
+import { errorMessage, hasErrorName } from "../_shared/mod.ts";
+import type { AssertionAuthoringError, AttemptResult } from "../_shared/mod.ts";
 import type { Random } from "../_shared/mod.ts";
-import { resolveAgent, type ResolvedAgent, sumUsage } from "../agents/mod.ts";
+import { resolveAgent, type ResolvedAgent } from "../agents/mod.ts";
 import type { DiscoveredEval } from "../discovery/mod.ts";
 import {
+  type AssertionRecorder,
   createAssertionRecorder,
   estimateCost,
-  foldVerdict,
   isStopSignal,
   type PricingTable,
 } from "../expect/mod.ts";
 import type { Plan, PlannedExperiment, PlannedSlot } from "../plan/mod.ts";
-import type { AbandonAttempt, AttemptControl, RunAttempt } from "../scheduler/mod.ts";
+import type { AttemptControl, RunAttempt } from "../scheduler/mod.ts";
+import { sealResult } from "./_result.ts";
 import { callSiteOf } from "./call_site.ts";
 import { createTestContext, isSkipSignal } from "./context.ts";
 import { type FailureContext, failureOf } from "./failure.ts";
 import type { SessionLine } from "./session_line.ts";
 import { AttemptState } from "./state.ts";
+
+export { abandonedResult } from "./_result.ts";
 
 /** Bound of agent teardown (authoring.md §7.1). */
 const AGENT_TEARDOWN_TIMEOUT_MS = 30_000;
@@ -52,7 +55,8 @@ export function createAttemptRunner(options: AttemptRunnerOptions): RunAttempt {
   };
 }
 
-interface RunDeps extends AttemptRunnerOptions {
+/** What one Attempt runs with. */
+export interface RunDeps extends AttemptRunnerOptions {
   readonly experiment: PlannedExperiment;
   readonly evalDef: DiscoveredEval;
 }
@@ -62,12 +66,50 @@ async function runOne(
   control: AttemptControl,
   deps: RunDeps,
 ): Promise<AttemptResult> {
-  const { clock } = deps;
+  const { agent, state, recorder, failures, t, main, settled, authoringError } = prepare(
+    slot,
+    control,
+    deps,
+  );
+  await runAgentSetup(agent, main, state, failures, control);
+  // When the body settles, later assertions and skips are discarded (rule 3.1.3).
+  const settle = () => {
+    if (state.bodySettled) return;
+    state.bodySettled = true;
+    recorder.settle();
+  };
+  if (!state.failure && !control.signal.aborted) {
+    await runBody(deps.evalDef, t, { state, failures, control, settle });
+  }
+  settle();
+  checkSettled(recorder, state, authoringError);
+  await state.phase("assertions", async () => {
+    control.activity("evaluating assertions");
+    await waitOrAbort(recorder.pending(), control.signal);
+  });
+  settled.abort(new AbortReason("test-settled"));
+  // Teardown runs iff the setup step was reached, which it always is here (no sandbox phase).
+  await runAgentTeardown(agent, main, state, control, deps.clock);
+  // No backoff of a send left in flight may outlive the Attempt: it would take a global slot.
+  await state.idle();
+  if (recorder.discardedAfterSettle > 0) {
+    state.diagnostic({
+      code: "assertion-after-settle",
+      level: "warning",
+      message:
+        `${recorder.discardedAfterSettle} assertion(s) registered after the test body settled were discarded`,
+    });
+  }
+  return sealResult(slot, control, deps, state, recorder.seal());
+}
+
+/** Builds what one Attempt runs with: its state, recorder, `t` and the main session line. */
+function prepare(slot: PlannedSlot, control: AttemptControl, deps: RunDeps) {
   const def = deps.experiment.discovered.definition;
   const agent = resolveAgent(def.agent)!;
-  const state = new AttemptState(clock);
+  const state = new AttemptState(deps.clock);
+  // `t.signal` and `ctx.signal` also abort when the body settled (rule 3.1.3).
   const settled = new AbortController();
-  const signal = AbortSignal.any([control.signal, settled.signal]);
   const failures: FailureContext = {
     experiment: def,
     experimentId: slot.experimentId,
@@ -101,44 +143,34 @@ async function runOne(
     flags: def.flags,
     experimentId: slot.experimentId,
     evalId: slot.evalId,
-    signal,
+    signal: AbortSignal.any([control.signal, settled.signal]),
     control,
-    clock,
+    clock: deps.clock,
     random: deps.random,
     state,
     failures,
     authoringError,
   });
-  const main = lines[0]!;
-  const setupStarted = await runAgentSetup(agent, main, state, failures, control);
-  if (!state.failure) await runBody(deps.evalDef, t, state, failures, control);
-  await state.phase("assertions", async () => {
-    control.activity("evaluating assertions");
-    await waitOrAbort(recorder.pending(), control.signal);
-  });
-  settled.abort(new AbortReason("test-settled"));
-  recorder.settle();
+  return { agent, state, recorder, failures, t, main: lines[0]!, settled, authoringError };
+}
+
+/** The checks made when the body settles: unawaited `orStop()`s and caught authoring errors. */
+function checkSettled(
+  recorder: AssertionRecorder,
+  state: AttemptState,
+  authoringError: (error: AssertionAuthoringError) => unknown,
+): void {
+  const authoring = recorder.authoringErrors[0];
+  if (authoring) authoringError(authoring);
   if (recorder.unawaitedStops() > 0) {
     state.fail({
       code: "orstop-not-awaited",
       phase: "test",
-      message: "an orStop() result was never awaited",
+      message: "An orStop() result was never awaited: write `await handle.orStop()`",
       scope: "attempt",
       error: undefined,
     });
   }
-  const authoring = recorder.authoringErrors[0];
-  if (authoring) authoringError(authoring);
-  if (recorder.discardedAfterSettle > 0) {
-    state.diagnostic({
-      code: "assertion-after-settle",
-      level: "warning",
-      message:
-        `${recorder.discardedAfterSettle} assertion(s) registered after the test body settled were discarded`,
-    });
-  }
-  if (setupStarted) await runAgentTeardown(agent, main, state, control, clock);
-  return seal(slot, control, deps, state, recorder.seal());
 }
 
 async function runAgentSetup(
@@ -147,38 +179,43 @@ async function runAgentSetup(
   state: AttemptState,
   failures: FailureContext,
   control: AttemptControl,
-): Promise<boolean> {
-  if (!agent.setup) return false;
+): Promise<void> {
+  if (!agent.setup) return;
   const setup = agent.setup.bind(agent);
   await state.phase("agent.setup", async () => {
     control.activity("agent setup");
     try {
       await setup(main.context(0));
     } catch (error) {
-      if (!control.signal.aborted) {
-        state.fail(failureOf(failures, "agent.setup", "agent-setup-failed", error));
-      }
+      if (control.signal.aborted) state.cutShort = true;
+      else state.fail(failureOf(failures, "agent.setup", "agent-setup-failed", error));
     }
   });
-  return true;
 }
 
-async function runBody(
-  evalDef: DiscoveredEval,
-  t: unknown,
-  state: AttemptState,
-  failures: FailureContext,
-  control: AttemptControl,
-): Promise<void> {
+interface BodyDeps {
+  readonly state: AttemptState;
+  readonly failures: FailureContext;
+  readonly control: AttemptControl;
+  /** Called as soon as the body's promise settles, before anything else can run. */
+  readonly settle: () => void;
+}
+
+async function runBody(evalDef: DiscoveredEval, t: unknown, deps: BodyDeps): Promise<void> {
+  const { state, failures, control } = deps;
   await state.phase("test", async () => {
     control.activity("running eval");
     try {
-      await (evalDef.definition.test as (t: unknown) => unknown)(t);
+      const body = Promise.resolve((evalDef.definition.test as (t: unknown) => unknown)(t));
+      await body.finally(deps.settle);
     } catch (error) {
-      if (isStopSignal(error) || isSkipSignal(error) || hasErrorName(error, "AgentSendError")) {
+      if (isStopSignal(error) || isSkipSignal(error)) return;
+      if (control.signal.aborted) {
+        state.cutShort = true;
         return;
       }
-      if (control.signal.aborted) return;
+      // Already recorded when it happened (send failures, authoring errors, even if caught).
+      if (hasErrorName(error, "AgentSendError")) return;
       if (hasErrorName(error, "AssertionAuthoringError")) {
         state.fail({
           code: "assertion-authoring-error",
@@ -194,6 +231,10 @@ async function runBody(
   });
 }
 
+/**
+ * Runs the agent's teardown with the main session's context, bounded by 30 s. Its signal is its
+ * own (aborted at the bound): the Attempt's signal has already aborted (`test-settled`).
+ */
 async function runAgentTeardown(
   agent: ResolvedAgent,
   main: SessionLine,
@@ -205,13 +246,15 @@ async function runAgentTeardown(
   const teardown = agent.teardown.bind(agent);
   await state.phase("agent.teardown", async () => {
     control.activity("cleaning up");
+    const bound = new AbortController();
     const timer = new AbortController();
     try {
       await Promise.race([
-        teardown(main.context(0)),
+        teardown(main.context(0, bound.signal)),
         sleep(clock, AGENT_TEARDOWN_TIMEOUT_MS, { signal: timer.signal }).then(() => {
+          bound.abort(new AbortReason("timeout"));
           throw new Error(
-            `agent teardown did not finish within ${AGENT_TEARDOWN_TIMEOUT_MS / 1000}s`,
+            `Agent teardown did not finish within ${AGENT_TEARDOWN_TIMEOUT_MS / 1000}s`,
           );
         }),
       ]);
@@ -219,7 +262,7 @@ async function runAgentTeardown(
       state.diagnostic({
         code: "agent-teardown-failed",
         level: "warning",
-        message: errorMessage(error),
+        message: `Cannot tear down agent "${agent.name}": ${errorMessage(error)}`,
       });
     } finally {
       timer.abort();
@@ -230,120 +273,16 @@ async function runAgentTeardown(
 /** Awaits `work` unless `signal` aborts first; never rejects. */
 async function waitOrAbort(work: Promise<unknown>, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return;
-  const stop = new Promise<void>((resolve) =>
-    signal.addEventListener("abort", () => resolve(), { once: true })
-  );
+  let onAbort = () => {};
+  const stop = new Promise<void>((resolve) => {
+    onAbort = () => resolve();
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
   try {
     await Promise.race([work, stop]);
   } catch {
     // Pending entries record their own errors; a rejection here carries nothing more.
+  } finally {
+    signal.removeEventListener("abort", onAbort);
   }
 }
-
-function seal(
-  slot: PlannedSlot,
-  control: AttemptControl,
-  deps: RunDeps,
-  state: AttemptState,
-  assertions: ReturnType<ReturnType<typeof createAssertionRecorder>["seal"]>,
-): AttemptResult {
-  const endedAt = deps.clock.now();
-  const abort = control.signal.aborted ? abortKind(control.signal.reason) : undefined;
-  // A deadline overrides whatever the aborted body recorded after it (TIME-3).
-  const failure = abort === "timeout"
-    ? {
-      code: "timeout",
-      phase: "test",
-      message: `the Attempt exceeded its ${slot.timeoutMs} ms deadline`,
-      scope: "attempt" as const,
-    }
-    : state.failure;
-  const folded = foldVerdict({
-    kind: slot.kind,
-    executionError: failure !== undefined,
-    skipped: state.skipReason !== undefined,
-    entries: assertions,
-  });
-  let verdict: AttemptVerdict = folded.verdict;
-  let outcome: AttemptResult["outcome"] = failure ? "errored" : "completed";
-  let skipReason = state.skipReason ?? null;
-  if (abort === "interrupt") {
-    verdict = "interrupted";
-    outcome = "interrupted";
-  } else if (abort === "early-exit" && verdict !== "passed") {
-    verdict = "skipped";
-    outcome = "cancelled";
-    skipReason = "early-exit";
-  }
-  if (slot.kind === "pass" && assertions.length === 0 && verdict === "passed") {
-    state.diagnostic({
-      code: "eval-no-assertions",
-      level: "warning",
-      message: "the eval registered no assertion",
-    });
-  }
-  const usage = sumUsage(state.turns.map((turn) => turn.usage));
-  const cost = estimateCost(state.turns, deps.experiment.discovered.definition.model, deps.pricing);
-  const score = folded.score && folded.score.state !== "unavailable" ? folded.score.earned : null;
-  return {
-    attemptId: control.attemptId,
-    experimentId: slot.experimentId,
-    evalId: slot.evalId,
-    ordinal: slot.ordinal,
-    kind: slot.kind,
-    outcome,
-    verdict,
-    score: verdict === "scored" ? score : null,
-    scoreResult: folded.score,
-    skipReason,
-    error: failure && outcome === "errored"
-      ? { code: failure.code, phase: failure.phase, message: failure.message, scope: failure.scope }
-      : null,
-    startedAt: control.startedAt,
-    endedAt,
-    timedMs: endedAt - control.startedAt,
-    usage: Object.keys(usage).length > 0 ? usage : null,
-    estimatedCostUSD: cost.usd ?? null,
-    turnCount: state.turnCount,
-    retries: state.retries(),
-    details: {
-      assertions,
-      turns: state.turnLogs,
-      phases: state.phases,
-      diagnostics: state.diagnostics,
-      logs: state.logs,
-    },
-  };
-}
-
-/** The result of an Attempt whose body did not return within the abort grace period (TIME-3). */
-export const abandonedResult: AbandonAttempt = (slot, info) => {
-  const interrupted = info.kind === "interrupt";
-  return {
-    attemptId: info.attemptId,
-    experimentId: slot.experimentId,
-    evalId: slot.evalId,
-    ordinal: slot.ordinal,
-    kind: slot.kind,
-    outcome: interrupted ? "interrupted" : "errored",
-    verdict: interrupted ? "interrupted" : "errored",
-    score: null,
-    scoreResult: null,
-    skipReason: null,
-    error: interrupted ? null : {
-      code: "timeout",
-      phase: "test",
-      message:
-        `the Attempt exceeded its ${slot.timeoutMs} ms deadline and did not return after its signal aborted; abandoned`,
-      scope: "attempt",
-    },
-    startedAt: info.startedAt,
-    endedAt: info.endedAt,
-    timedMs: info.endedAt - info.startedAt,
-    usage: null,
-    estimatedCostUSD: null,
-    turnCount: 0,
-    retries: [],
-    details: { assertions: [], turns: [], phases: [], diagnostics: [], logs: [] },
-  };
-};

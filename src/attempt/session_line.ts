@@ -11,14 +11,17 @@ import {
   type AgentSession,
   classifyRejection,
   createAgentSession,
+  type DiagnosticInput,
+  type ProgressUpdate,
   type ResolvedAgent,
   type Turn,
   type TurnRecord,
   validateTurn,
 } from "../agents/mod.ts";
 import type { JsonValue } from "../_shared/mod.ts";
+import type { FailureClass } from "../discovery/mod.ts";
 import type { AttemptControl } from "../scheduler/mod.ts";
-import { classify, type FailureContext, failureOf } from "./failure.ts";
+import { classify, type FailureContext, failureOf, isFatal } from "./failure.ts";
 import type { AttemptState } from "./state.ts";
 
 /** What every line of one Attempt shares. */
@@ -38,6 +41,20 @@ export interface LineDeps {
   authoringError(error: AssertionAuthoringError): AssertionAuthoringError;
 }
 
+/** What to do after a failed try: retry it, or end the send with this message suffix. */
+type Decision =
+  | { readonly retry: true; readonly reason: string; readonly retryAfterMs: number }
+  | {
+    readonly retry: false;
+    /** ` · retries exhausted (…)` or ` · attempt retry budget exhausted (…)`, or "". */
+    readonly suffix: string;
+    /** The experiment's classification when it was consulted (never twice per failure). */
+    readonly classified?: { readonly found: FailureClass | undefined };
+  };
+
+/** The members of `ctx` that are reserved for a later release (authoring.md §0, §7.5). */
+const LATER_CONTEXT_MEMBERS = ["reasoningEffort", "telemetry"] as const;
+
 /** One conversation line and its completed turns. */
 export class SessionLine {
   readonly index: number;
@@ -51,39 +68,47 @@ export class SessionLine {
     this.#deps = deps;
   }
 
-  /** An agent context for this line (`sendTry` as given). */
-  context(sendTry: number): AgentContext {
+  /** An agent context for this line (`sendTry` as given; `signal` defaults to the Attempt's). */
+  context(sendTry: number, signal: AbortSignal = this.#deps.signal): AgentContext {
     const d = this.#deps;
-    return Object.freeze({
-      signal: d.signal,
+    const ctx = {
+      signal,
       session: this.session,
       model: d.model,
       flags: d.flags,
       experimentId: d.experimentId,
       evalId: d.evalId,
       sendTry,
-      progress: (u: { message: string }) => d.control.activity(`running eval · ${u.message}`),
-      diagnostic: (
-        x: {
-          code: string;
-          level: "warning" | "error";
-          message: string;
-          data?: Record<string, JsonValue>;
-          dedupeKey?: string;
-        },
-      ) => d.state.diagnostic(x),
+      progress: (u: ProgressUpdate) => d.control.activity(`running eval · ${u.message}`),
+      diagnostic: (x: DiagnosticInput) => d.state.diagnostic(x),
       log: (message: string) => {
-        d.state.log(message);
+        d.state.log(String(message));
         d.control.activity(`running eval · ${message}`);
       },
-    });
+    };
+    for (const name of LATER_CONTEXT_MEMBERS) {
+      Object.defineProperty(ctx, name, {
+        get: () => {
+          throw d.authoringError(
+            new AssertionAuthoringError(
+              "not-supported",
+              `ctx.${name} is not supported in this release`,
+            ),
+          );
+        },
+      });
+    }
+    return Object.freeze(ctx);
   }
 
   /** Sends one turn with retries; resolves with the validated turn or rejects with AgentSendError. */
   async send(text: string): Promise<TurnRecord> {
     if (this.#busy) {
       throw this.#deps.authoringError(
-        new AssertionAuthoringError("session-busy", "a send is already in flight on this session"),
+        new AssertionAuthoringError(
+          "session-busy",
+          "Cannot send: a send is already in flight on this session; await it first or use t.newSession()",
+        ),
       );
     }
     this.#busy = true;
@@ -103,62 +128,69 @@ export class SessionLine {
         d.state.turnCount++;
         turn = await d.agent.send(Object.freeze({ text }), this.context(sendTry));
       } catch (error) {
-        const delay = this.#retryDelay(error, sendTry);
-        if (delay === undefined) throw this.#terminal(error, sendTry);
-        d.state.retried("agent.send", delay.reason);
-        await d.control.backoff({
-          reason: delay.reason,
+        const decision = this.#decide(error, sendTry);
+        if (!decision.retry) throw this.#terminal(error, decision);
+        d.state.retried("agent.send", decision.reason);
+        await d.state.backoff(d.control, {
+          reason: decision.reason,
           retry: sendTry + 1,
-          retryAfterMs: delay.retryAfterMs,
-        });
+          retryAfterMs: decision.retryAfterMs,
+        }, d.signal);
         continue;
       }
       return this.#accept(turn, text, startedAt);
     }
   }
 
-  /** The retry of a rejected try, or undefined when the failure is terminal. */
-  #retryDelay(
-    error: unknown,
-    sendTry: number,
-  ): { reason: string; retryAfterMs: number } | undefined {
+  /**
+   * Decides whether a failed try is retried (rule 7.7.2): a `SendRejectedError`, the agent's
+   * `classifySendFailure`, then the experiment's `classifyFailure` with `retryable: true`. Aborted
+   * sends and fatal errors are never retried; the limits of RETRY-2 end the loop.
+   */
+  #decide(error: unknown, sendTry: number): Decision {
     const d = this.#deps;
-    if (d.signal.aborted) return undefined;
+    if (d.signal.aborted || isFatal(error)) return { retry: false, suffix: "" };
     const proven = classifyRejection(error, d.agent);
-    const classified = proven ? undefined : classify(d.failures, {
+    // A proven rejection is never passed to classifyFailure, even once its retries run out
+    // (rule 6.2.5); any other failure is classified exactly once.
+    const found = proven ? undefined : classify(d.failures, {
       phase: "agent.send",
       code: "agent-send-failed",
       message: errorMessage(error),
       error,
     });
-    const reason = proven?.reason ?? (classified?.retryable ? classified.reason : undefined);
-    if (reason === undefined) return undefined;
+    const reason = proven?.reason ??
+      (found?.retryable === true ? String(found.reason) : undefined);
+    const base = { retry: false as const, classified: { found } };
+    if (reason === undefined) return { ...base, suffix: "" };
     const { sendMaxTries, attemptMaxRetries } = d.control.limits;
-    if (sendTry + 1 >= sendMaxTries || d.state.retriesUsed >= attemptMaxRetries) {
-      this.#exhaustion = {
-        reason,
-        budget: d.state.retriesUsed >= attemptMaxRetries && sendTry + 1 < sendMaxTries,
-      };
-      return undefined;
+    if (sendTry + 1 >= sendMaxTries) {
+      return { ...base, suffix: ` · retries exhausted (${sendTry + 1} tries, ${reason})` };
     }
-    return { reason, retryAfterMs: proven?.retryAfterMs ?? 0 };
+    if (d.state.retriesUsed >= attemptMaxRetries) {
+      return {
+        ...base,
+        suffix: ` · attempt retry budget exhausted (${attemptMaxRetries} retries, ${reason})`,
+      };
+    }
+    return { retry: true, reason, retryAfterMs: proven?.retryAfterMs ?? 0 };
   }
 
-  #exhaustion: { reason: string; budget: boolean } | undefined;
-
-  #terminal(error: unknown, sendTry: number): AgentSendError {
+  /** Records a terminal send failure (unless the signal aborted) and builds the rejection. */
+  #terminal(error: unknown, decision: Decision & { retry: false }): AgentSendError {
     const d = this.#deps;
-    const kind = abortKind(d.signal.reason);
-    let message = errorMessage(error);
-    const exhausted = this.#exhaustion;
-    this.#exhaustion = undefined;
-    if (exhausted) {
-      message += exhausted.budget
-        ? ` · attempt retry budget exhausted (${d.control.limits.attemptMaxRetries} retries, ${exhausted.reason})`
-        : ` · retries exhausted (${sendTry + 1} tries, ${exhausted.reason})`;
-    }
-    if (kind === undefined) {
-      d.state.fail(failureOf(d.failures, "agent.send", "agent-send-failed", error, message));
+    const message = errorMessage(error) + decision.suffix;
+    if (abortKind(d.signal.reason) === undefined) {
+      d.state.fail(
+        failureOf(
+          d.failures,
+          "agent.send",
+          "agent-send-failed",
+          error,
+          message,
+          decision.classified,
+        ),
+      );
     }
     return new AgentSendError("agent-send-failed", message, { cause: error });
   }
@@ -175,7 +207,7 @@ export class SessionLine {
       endedAt,
     });
     if (!checked.ok) {
-      const message = `invalid turn at ${checked.path}: ${checked.message}`;
+      const message = `Agent "${d.agent.name}" returned an invalid turn: ${checked.message}`;
       d.state.fail({
         code: "agent-invalid-turn",
         phase: "agent.send",

@@ -1,11 +1,13 @@
 /** Mutable per-Attempt bookkeeping shared by the test context and the runner. */
 import type { Clock } from "../_shared/mod.ts";
 import type { RecordedDiagnostic, RetryTally, TurnLog } from "../_shared/mod.ts";
-import type { JsonValue } from "../_shared/mod.ts";
+import { deepFreeze, isJsonValue, isPlainObject, type JsonValue } from "../_shared/mod.ts";
 import type { TurnRecord } from "../agents/mod.ts";
+import type { AttemptControl, BackoffRequest } from "../scheduler/mod.ts";
 import type { RecordedFailure } from "./failure.ts";
 
 const DIAGNOSTIC_CODE_REGEXP = /^[a-z0-9][a-z0-9.-]{0,63}$/;
+const LEVELS: readonly string[] = ["info", "warning", "error"];
 
 /** Everything one Attempt accumulates while it runs. */
 export class AttemptState {
@@ -18,12 +20,18 @@ export class AttemptState {
   readonly logs: { at: number; text: string }[] = [];
   readonly phases: { phase: string; startedAt: number; endedAt: number }[] = [];
   readonly #retries = new Map<string, RetryTally>();
+  readonly #backoffs = new Set<Promise<unknown>>();
+  #backoffChain: Promise<unknown> = Promise.resolve();
   /** Retries used so far in this Attempt (ATTEMPT_MAX_RETRIES). */
   retriesUsed = 0;
   /** Sends that reached the agent. */
   turnCount = 0;
   /** `t.skip` reason, once called. */
   skipReason: string | undefined;
+  /** True when the agent setup or the test body ended by a throw after the signal aborted. */
+  cutShort = false;
+  /** True once the test body settled; a later `t.skip` registers nothing. */
+  bodySettled = false;
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -52,7 +60,36 @@ export class AttemptState {
     return [...this.#retries.values()];
   }
 
-  /** Adds a diagnostic; `(code, dedupeKey)` pairs are stored once. Invalid codes are replaced. */
+  /**
+   * Sleeps one send-retry backoff through `control`, or rejects with `signal.reason` as soon as
+   * `signal` aborts. Backoffs of concurrent sessions run one after another: the scheduler takes
+   * one backoff at a time from an Attempt that holds its global slot. Each backoff is tracked
+   * until it settles, so that the runner can outwait it (`idle()`).
+   */
+  backoff(control: AttemptControl, request: BackoffRequest, signal: AbortSignal): Promise<void> {
+    const sleeping = this.#backoffChain.then(() =>
+      signal.aborted ? Promise.reject(signal.reason) : control.backoff(request)
+    );
+    const tracked = sleeping.catch(() => undefined).finally(() => this.#backoffs.delete(tracked));
+    this.#backoffChain = tracked;
+    this.#backoffs.add(tracked);
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+      sleeping.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  }
+
+  /** Resolves once no scheduler backoff of this Attempt is still sleeping. */
+  async idle(): Promise<void> {
+    while (this.#backoffs.size > 0) await Promise.all([...this.#backoffs]);
+  }
+
+  /**
+   * Adds a diagnostic; `(code, dedupeKey)` pairs are stored once. An invalid code is replaced by
+   * `diagnostic-invalid-code`, an invalid level by `warning`, and data that is not JSON is dropped.
+   */
   diagnostic(d: {
     code: string;
     level: "info" | "warning" | "error";
@@ -60,17 +97,23 @@ export class AttemptState {
     data?: Record<string, JsonValue> | undefined;
     dedupeKey?: string | undefined;
   }): void {
-    const code = DIAGNOSTIC_CODE_REGEXP.test(d.code) ? d.code : "diagnostic-invalid-code";
-    if (d.dedupeKey !== undefined) {
-      const key = `${code}\u0000${d.dedupeKey}`;
+    const input: Partial<typeof d> = typeof d === "object" && d !== null ? d : {};
+    const code = typeof input.code === "string" && DIAGNOSTIC_CODE_REGEXP.test(input.code)
+      ? input.code
+      : "diagnostic-invalid-code";
+    if (input.dedupeKey !== undefined) {
+      const key = `${code}\u0000${String(input.dedupeKey)}`;
       if (this.#dedupe.has(key)) return;
       this.#dedupe.add(key);
     }
+    const data = isPlainObject(input.data) && isJsonValue(input.data)
+      ? deepFreeze(structuredClone(input.data))
+      : null;
     this.diagnostics.push({
       code,
-      level: d.level,
-      message: String(d.message),
-      data: d.data ?? null,
+      level: LEVELS.includes(input.level as string) ? input.level! : "warning",
+      message: String(input.message),
+      data,
     });
   }
 

@@ -11,11 +11,10 @@ import type {
   BooleanMatch,
   BoolHandle,
   DirectScoreHandle,
-  EventMatch,
   MeasureHandle,
+  OrderedAssertions,
   ScopedAssertions,
   ScoreMatch,
-  ToolMatch,
 } from "../expect/mod.ts";
 
 /** `pass` or `score`. */
@@ -28,12 +27,6 @@ export type SendInput = string | { text: string };
 export interface EvalSandbox {
   /** Absolute path of the workdir inside the sandbox. */
   readonly workdir: string;
-}
-
-/** Ordered-occurrence assertions of sessions and turns. */
-export interface OrderAssertions<K extends Kind> {
-  toolOrder(matches: readonly [ToolMatch, ToolMatch, ...ToolMatch[]]): BoolHandle<K>;
-  eventOrder(matches: readonly [EventMatch, EventMatch, ...EventMatch[]]): BoolHandle<K>;
 }
 
 /** A conversation line: `t` itself (the main session) or a `t.newSession()` handle. */
@@ -50,7 +43,7 @@ export interface Conversation<K extends Kind> {
 
 /** An immutable snapshot of one completed turn. */
 export interface TurnHandle<K extends Kind = "pass">
-  extends ScopedAssertions<K>, OrderAssertions<K> {
+  extends ScopedAssertions<K>, OrderedAssertions<K> {
   /** The user message, then the agent's events. */
   readonly events: readonly StreamEvent[];
   /** Tool occurrences in start order. */
@@ -66,7 +59,7 @@ export interface TurnHandle<K extends Kind = "pass">
 
 /** A further conversation line opened with `t.newSession()`. */
 export interface SessionHandle<K extends Kind = "pass">
-  extends Conversation<K>, ScopedAssertions<K>, OrderAssertions<K> {
+  extends Conversation<K>, ScopedAssertions<K>, OrderedAssertions<K> {
   /** Usage of this session only. */
   readonly usage: Usage;
 }

@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { callSiteOf } from "../../src/attempt/call_site.ts";
+
+const ROOT = "/home/u/project";
+const OWN = "/opt/niceeval/src";
+
+function stack(...frames: string[]): string {
+  return ["Error", ...frames.map((f) => `    at ${f}`)].join("\n");
+}
+
+Deno.test("callSiteOf() returns the first project frame after niceeval's own frames", () => {
+  const s = stack(
+    "callSite (file:///opt/niceeval/src/attempt/run_attempt.ts:90:40)",
+    "Object.check (file:///opt/niceeval/src/expect/recorder.ts:80:3)",
+    "test (file:///home/u/project/evals/tool/weather.eval.ts:12:7)",
+    "file:///home/u/project/evals/other.eval.ts:3:1",
+  );
+  assert.equal(callSiteOf(s, ROOT, OWN), "evals/tool/weather.eval.ts:12");
+});
+
+Deno.test("callSiteOf() skips node_modules, runtime internals and files outside the root", () => {
+  const s = stack(
+    "ext:core/01_core.js:10:2",
+    "helper (file:///home/u/project/node_modules/lib/index.js:4:4)",
+    "other (file:///home/u/other/x.ts:1:1)",
+    "async Promise.all (index 0)",
+    "new Promise (<anonymous>)",
+  );
+  assert.equal(callSiteOf(s, ROOT, OWN), null);
+  assert.equal(callSiteOf(undefined, ROOT, OWN), null);
+});
+
+Deno.test("callSiteOf() does not mistake a sibling directory for niceeval's own sources", () => {
+  const s = stack("test (file:///opt/niceeval/src-evals/a.eval.ts:5:1)");
+  assert.equal(callSiteOf(s, "/opt/niceeval", OWN), "src-evals/a.eval.ts:5");
+});
+
+Deno.test("callSiteOf() decodes file URLs and keeps parentheses in paths", () => {
+  const s = stack("test (file:///home/u/project/evals/my%20dir%20(1)/a.eval.ts:9:3)");
+  assert.equal(callSiteOf(s, ROOT, OWN), "evals/my dir (1)/a.eval.ts:9");
+});
+
+Deno.test("callSiteOf() accepts frames a loader rewrote to project-relative paths", () => {
+  const s = stack(
+    "check (file:///opt/niceeval/src/attempt/context.ts:1:1)",
+    "eval (eval at run (file:///x.ts:1:2), <anonymous>:1:1)",
+    "test (evals/throws.eval.ts:3:5)",
+  );
+  assert.equal(callSiteOf(s, ROOT, OWN), "evals/throws.eval.ts:3");
+  assert.equal(callSiteOf(stack("x (../outside.ts:1:1)"), ROOT, OWN), null);
+});
