@@ -47,7 +47,7 @@ Deno.test("niceeval exp: SIGINT while Attempts run publishes interrupted Runs an
 
 Deno.test("niceeval exp: a SIGKILLed run stays unpublished, show warns, the rerun carries only published results, clean removes it exits 0", async () => {
   await using p = await tempProject("slow_project");
-  assert.equal((await p.run(["exp", "slow", "slow/steps/0000"])).code, 0);
+  assert.equal((await p.run(["exp", "slow", "steps/0000"])).code, 0);
   const [first] = await runNames(p.dir);
   const child = p.spawn(["exp", "--json"]);
   const { rest } = await readUntil(child, (line) => line.includes('"attempt_end"'));
@@ -74,7 +74,7 @@ async function t_show(p: Awaited<ReturnType<typeof tempProject>>): Promise<void>
   const show = await p.run(["show"]);
   assert.equal(show.code, 0, show.stderr);
   assert.match(show.stderr, /^! 1 unpublished run\(s\) in .* ignored \(in progress, or left by a killed process; niceeval clean removes leftovers\)\n$/);
-  assert.match(show.stdout, /slow\/steps\/0000 +1\/1 passed/);
+  assert.match(show.stdout, /steps\/0000 +1\/1 passed/);
 }
 
 Deno.test("niceeval exp: SIGKILL at any point keeps published Runs readable and the next run carries from them exits 0", async (t) => {
