@@ -8,6 +8,7 @@ import {
   forbidTogether,
   intFlag,
   type ParsedFlags,
+  tagsFlag,
 } from "./flags.ts";
 
 /** Everything `exp` was asked to do. */
@@ -38,7 +39,7 @@ export function expOptions(flags: ParsedFlags): ExpOptions {
   const out: { -readonly [K in keyof ExpOptions]: ExpOptions[K] } = {
     evalPrefixes,
     positionals: [...flags.positionals],
-    tags: flags.values.get("tag") ?? [],
+    tags: tagsFlag(flags),
     json: flagSet(flags, "json"),
     dry: flagSet(flags, "dry"),
     rerun: rerun === undefined ? "none" : rerun as RerunTier,
@@ -75,15 +76,6 @@ export function expOptions(flags: ParsedFlags): ExpOptions {
       );
     }
     out.record = record;
-  }
-  for (const tag of out.tags) {
-    if (tag.trim() === "") {
-      throw new UsageError(
-        "usage",
-        "--tag requires a non-empty tag",
-        "pass a tag, for example --tag smoke",
-      );
-    }
   }
   return out;
 }

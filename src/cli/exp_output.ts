@@ -1,8 +1,18 @@
 /**
- * The output of one `exp` Invocation: NDJSON (`--json`) or human (plain today; the live panel
- * plugs in here). `exp_invocation.ts` talks only to {@link ExpOutput}.
+ * The output of one `exp` Invocation: NDJSON (`--json`) or human, live (panel on stderr) or plain
+ * (append-only). `exp_invocation.ts` talks only to {@link ExpOutput}.
  */
-import type { RunEvent } from "../_shared/mod.ts";
+import { isoTime, type RunEvent } from "../_shared/mod.ts";
+import {
+  createPanelState,
+  heartbeatLine,
+  humanMode,
+  LiveWriter,
+  type PanelStart,
+  type PanelState,
+  reducePanel,
+  SilenceTimer,
+} from "../panel/mod.ts";
 import type { RecordWriteError } from "../record/mod.ts";
 import {
   endLines,
@@ -58,10 +68,13 @@ export function jsonOutput(ctx: OutputContext): ExpOutput {
   const { plan } = planned;
   const runIdOf = (experimentId: string) =>
     runIds[plan.experiments.findIndex((e) => e.id === experimentId)]!;
-  const ndjson = new NdjsonReporter((line) => io.stdout.write(line), {
-    now: () => io.clock.now(),
-    runIdOf,
-  });
+  let state = createPanelState(panelStart(ctx));
+  const silence = new SilenceTimer(io.clock, { onSilence: () => write(progressLine(ctx, state)) });
+  const write = (line: string) => {
+    io.stdout.write(line);
+    silence.touch();
+  };
+  const ndjson = new NdjsonReporter(write, { now: () => io.clock.now(), runIdOf });
   let receipt = false;
   const finalReceipt = (
     completion: EndInfo["completion"],
@@ -71,6 +84,7 @@ export function jsonOutput(ctx: OutputContext): ExpOutput {
   ) => {
     if (receipt) return;
     receipt = true;
+    silence.stop();
     ndjson.receipt({
       invocationId: ctx.invocationId,
       runIds: runIdsDone,
@@ -93,7 +107,10 @@ export function jsonOutput(ctx: OutputContext): ExpOutput {
         concurrencyProvider: planned.cap.provider,
         runs: plan.experiments.map((e, i) => ({ experimentId: e.id, runId: runIds[i]! })),
       }),
-    event: (event) => ndjson.event(event),
+    event: (event) => {
+      state = reducePanel(state, event);
+      ndjson.event(event);
+    },
     writeFailure: (error) =>
       ndjson.event({
         type: "diagnostic",
@@ -117,27 +134,148 @@ export function jsonOutput(ctx: OutputContext): ExpOutput {
   };
 }
 
-/** Plain, append-only human output (cli.md §5, OUT-H16). */
+/** The NDJSON `progress` line (OUT-J2): elapsed time and the live counters. */
+function progressLine(ctx: OutputContext, state: PanelState): string {
+  const now = ctx.io.clock.now();
+  const c = state.counters;
+  return JSON.stringify({
+    type: "progress",
+    at: isoTime(now),
+    elapsedMs: now - ctx.startedAt,
+    total: c.total,
+    reused: c.reused,
+    running: c.running,
+    backoff: c.backoff,
+    queued: c.queued,
+    passed: c.passed,
+    failed: c.failed,
+    errored: c.errored,
+    skipped: c.skipped,
+    cap: ctx.planned.cap.cap,
+  }) + "\n";
+}
+
+/** What the panel is told before the first event. */
+function panelStart(ctx: OutputContext): PanelStart {
+  const { plan } = ctx.planned;
+  return {
+    title: ["niceeval exp", ...ctx.positionals].join(" "),
+    startedAt: ctx.startedAt,
+    total: plan.total,
+    reused: plan.reused,
+    cap: ctx.planned.cap.cap,
+  };
+}
+
+/** Where human output goes during the run: the live panel, or plain append-only text. */
+interface HumanSink {
+  /** Called once, after PLAN. */
+  start(): void;
+  /** One run event and the permanent lines it caused (OUT-H9). */
+  event(event: RunEvent, lines: readonly string[]): void;
+  /** Permanent lines without an event. */
+  lines(lines: readonly string[]): void;
+  /** Ends the live part for good: timers cleared, panel erased, cursor shown. Idempotent. */
+  stop(): void;
+}
+
+/** Human output of `exp` (cli.md §5): live panel on a terminal, else plain (OUT-H1, OUT-H16). */
 export function humanOutput(ctx: OutputContext): ExpOutput {
   const { io, planned } = ctx;
-  const out = (line: string) => io.stdout.write(line + "\n");
-  const permanent = new PermanentLines(planned.plan, out);
+  const mode = humanMode({
+    env: io.env,
+    stdoutIsTerminal: io.stdout.isTerminal,
+    stderrIsTerminal: io.stderr.isTerminal,
+    stdoutColumns: io.stdout.columns(),
+  });
+  const layout = { boxed: mode.boxed, width: mode.width, color: mode.color };
+  const sink = mode.live ? liveSink(ctx, mode.noColor) : plainSink(ctx);
+  const pending: string[] = [];
+  const permanent = new PermanentLines(planned.plan, (line) => pending.push(line), {
+    color: mode.color,
+  });
+  const direct = (lines: readonly string[]) => io.stdout.write(lines.map((l) => l + "\n").join(""));
   return {
-    start: () =>
-      planLines({ plan: planned.plan, cap: planned.cap.cap, capAnnotation: planned.capAnnotation })
-        .forEach(out),
-    event: (event) => permanent.event(event),
-    writeFailure: (error) => out(`✗ record-write-failed · ${error.path}: ${error.message}`),
+    start: () => {
+      sink.lines(planLines(
+        { plan: planned.plan, cap: planned.cap.cap, capAnnotation: planned.capAnnotation },
+        layout,
+      ));
+      sink.start();
+    },
+    event: (event) => {
+      permanent.event(event);
+      sink.event(event, pending.splice(0));
+    },
+    writeFailure: (error) =>
+      sink.lines([`✗ record-write-failed · ${error.path}: ${error.message}`]),
     reporterFailed: (_reporter, path, message) =>
-      out(`✗ JUnit report not written: ${path}: ${message}`),
-    end: (summary, info) =>
-      endLines(summary, {
+      sink.lines([`✗ JUnit report not written: ${path}: ${message}`]),
+    end: (summary, info) => {
+      sink.stop();
+      direct(endLines(summary, {
         plan: planned.plan,
         wallMs: info.completedAt - ctx.startedAt,
         runIds: ctx.runIds,
         positionals: ctx.positionals,
-      }).forEach(out),
-    failed: () => {},
-    forced: () => out("INTERRUPTED  forced exit: unfinished Runs were left unpublished"),
+      }, layout));
+    },
+    failed: () => sink.stop(),
+    forced: () => {
+      sink.stop();
+      direct(["INTERRUPTED  forced exit: unfinished Runs were left unpublished"]);
+    },
+  };
+}
+
+/** Live mode: the panel on stderr, permanent lines above it on stdout (OUT-H6). */
+function liveSink(ctx: OutputContext, noColor: boolean): HumanSink {
+  const { io } = ctx;
+  const writer = new LiveWriter(panelStart(ctx), {
+    panel: {
+      write: (text) => io.stderr.write(text),
+      columns: () => io.stderr.columns(),
+      rows: () => io.stderr.rows?.(),
+    },
+    lines: io.stdout,
+    clock: io.clock,
+    noColor,
+  });
+  let unregister: (() => void) | undefined;
+  return {
+    start: () => {
+      // A hard exit (third signal) must still erase the panel and show the cursor.
+      unregister = io.atExit?.(() => writer.stop());
+      writer.start();
+    },
+    event: (event, lines) => writer.event(event, lines),
+    lines: (lines) => writer.permanent(lines),
+    stop: () => {
+      writer.stop();
+      unregister?.();
+    },
+  };
+}
+
+/** Plain mode: append-only stdout with a heartbeat after 30 s of silence (OUT-H16). */
+function plainSink(ctx: OutputContext): HumanSink {
+  const { io } = ctx;
+  let state = createPanelState(panelStart(ctx));
+  const silence = new SilenceTimer(io.clock, {
+    onSilence: () => io.stdout.write(heartbeatLine(state, io.clock.now()) + "\n"),
+  });
+  const lines = (lines: readonly string[]) => {
+    if (lines.length === 0) return;
+    io.stdout.write(lines.map((line) => line + "\n").join(""));
+    silence.touch();
+  };
+  return {
+    start: () => silence.touch(),
+    event: (event, permanent) => {
+      state = reducePanel(state, event);
+      lines(permanent);
+    },
+    lines,
+    stop: () => silence.stop(),
   };
 }

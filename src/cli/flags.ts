@@ -197,13 +197,36 @@ export function parseFlags(
   return { positionals, values };
 }
 
-function unknownFlag(flag: string, specs: readonly FlagSpec[], command: string): UsageError {
+/** The usage error of an unknown flag, with a suggestion within edit distance 2 (ERR-6). */
+export function unknownFlag(
+  flag: string,
+  specs: readonly FlagSpec[],
+  command: string,
+): UsageError {
   const near = closest(flag.replace(/^-+/, ""), specs.map((s) => s.name));
   return new UsageError(
     "usage",
     `unknown flag ${flag}`,
-    near ? `did you mean --${near}?` : `see niceeval ${command} --help`,
+    near ? `did you mean --${near}?` : `see ${command ? `niceeval ${command}` : "niceeval"} --help`,
   );
+}
+
+/**
+ * Index in `args` of the first positional as {@link parseFlags} would see it, or -1. It never
+ * throws: flags it does not know count as switches (CMD-2 uses it to find `exp … list`).
+ */
+export function firstPositionalIndex(args: readonly string[], specs: readonly FlagSpec[]): number {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") return i + 1 < args.length ? i + 1 : -1;
+    if (!arg.startsWith("-") || arg === "-") return i;
+    if (!arg.startsWith("--") || arg.includes("=")) continue;
+    const spec = specs.find((s) => s.name === arg.slice(2));
+    const next = args[i + 1];
+    if (spec?.value !== undefined && next !== undefined && !next.startsWith("--")) i++;
+    else if (next !== undefined && spec?.optionalValues?.includes(next)) i++;
+  }
+  return -1;
 }
 
 /** The single value of a flag, if given. */
@@ -214,6 +237,19 @@ export function flagValue(flags: ParsedFlags, name: string): string | undefined 
 /** True when a switch was given. */
 export function flagSet(flags: ParsedFlags, name: string): boolean {
   return flags.values.has(name);
+}
+
+/** The `--tag` values; an empty tag is a usage error (it could never match). */
+export function tagsFlag(flags: ParsedFlags): string[] {
+  const tags = flags.values.get("tag") ?? [];
+  if (tags.some((tag) => tag.trim() === "")) {
+    throw new UsageError(
+      "usage",
+      "--tag requires a non-empty tag",
+      "pass a tag, for example --tag smoke",
+    );
+  }
+  return tags;
 }
 
 /** Parses an integer flag ≥ `min` (ERR-7). */

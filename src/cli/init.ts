@@ -14,16 +14,7 @@ export async function runInit(io: Io, options: { example: boolean }): Promise<nu
     ...dirs.map((d) => ({ path: d, dir: true })),
     ...Object.keys(files).sort().map((f) => ({ path: f, dir: false })),
   ];
-  for (const item of planned) {
-    const kind = await kindOf(join(io.cwd, item.path));
-    if (kind !== "missing" && kind !== (item.dir ? "directory" : "file")) {
-      throw new UsageError(
-        "usage",
-        `${item.path} exists but is a ${kind}, not a ${item.dir ? "directory" : "file"}`,
-        `move ${item.path} out of the way, then run niceeval init again`,
-      );
-    }
-  }
+  await checkKinds(io.cwd, planned);
   for (const item of planned) {
     const path = join(io.cwd, item.path);
     if (await kindOf(path) !== "missing") {
@@ -45,10 +36,41 @@ export async function runInit(io: Io, options: { example: boolean }): Promise<nu
   return 0;
 }
 
+/** Fails (exit 2) when a planned path or one of its parents exists with the wrong type (CMD-3). */
+async function checkKinds(
+  cwd: string,
+  planned: readonly { path: string; dir: boolean }[],
+): Promise<void> {
+  for (const item of planned) {
+    // Every parent directory is checked too: a file `agents` blocks `agents/scripted.ts`.
+    const parts = item.path.split("/");
+    for (let i = 1; i <= parts.length; i++) {
+      const path = parts.slice(0, i).join("/");
+      const wanted = i < parts.length || item.dir ? "directory" : "file";
+      const kind = await kindOf(join(cwd, path));
+      if (kind === "missing") break;
+      if (kind !== wanted) {
+        throw new UsageError(
+          "usage",
+          `${path} exists but is a ${kind}, not a ${wanted}`,
+          `move ${path} out of the way, then run niceeval init again`,
+        );
+      }
+    }
+  }
+}
+
 async function kindOf(path: string): Promise<"missing" | "file" | "directory"> {
   try {
     const info = await Deno.stat(path);
     return info.isDirectory ? "directory" : "file";
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  try {
+    // A dangling symlink is not missing: writing through it would create a file elsewhere.
+    await Deno.lstat(path);
+    return "file";
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return "missing";
     throw error;

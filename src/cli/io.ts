@@ -9,6 +9,8 @@ export interface TextSink {
   readonly isTerminal: boolean;
   /** Terminal width in columns, when known. */
   columns(): number | undefined;
+  /** Terminal height in rows, when known (caps the panel's ACTIVE rows, OUT-H7). */
+  rows?(): number | undefined;
 }
 
 /** Everything a command may touch of its process. */
@@ -32,4 +34,10 @@ export interface Io {
   readonly hostname: string;
   /** Flushes the streams; resolves when written. */
   flush(): Promise<void>;
+  /**
+   * Registers `restore` (for example: show the cursor again) to run before the process exits,
+   * also on a hard exit after a third signal; returns a function that unregisters it. Optional:
+   * an Io without a process (tests) has nothing to restore.
+   */
+  atExit?(restore: () => void): () => void;
 }

@@ -1,5 +1,5 @@
 /** `niceeval list` (CMD-5, CMD-6) and `niceeval exp list` (CMD-7, CMD-8). */
-import type { DiscoveredEval } from "../discovery/mod.ts";
+import type { DiscoveredEval, DiscoveredExperiment } from "../discovery/mod.ts";
 import { select, selectExperiments } from "../plan/mod.ts";
 import type { Io } from "./io.ts";
 import { loadProject, printWarnings } from "./project.ts";
@@ -9,7 +9,8 @@ export async function runList(
   io: Io,
   options: { prefixes: string[]; tags: string[]; json: boolean },
 ): Promise<number> {
-  const { discovered } = await loadProject(io, { experiments: false });
+  // Experiments are discovered too (authoring.md rule 1.2.5): `list` reports every bad file.
+  const { discovered } = await loadProject(io, { experiments: true });
   if (!options.json) printWarnings(io, discovered.warnings);
   const evals = discovered.evals.filter((e) =>
     (options.prefixes.length === 0 || options.prefixes.some((p) => e.id.startsWith(p))) &&
@@ -56,55 +57,68 @@ export async function runExpList(
   const chosen = options.selector === undefined
     ? discovered.experiments
     : selectExperiments(discovered.experiments, options.selector);
-  const rows = chosen.map((experiment) => {
-    let evalIds: string[] = [];
-    try {
-      const selection = select([experiment], discovered.evals, {
-        evalPrefixes: [],
-        tags: options.tags,
-      });
-      evalIds = selection.experiments[0]?.evals.map((e) => e.id) ?? [];
-    } catch (error) {
-      if ((error as { code?: string }).code !== "nothing-selected") throw error;
-    }
-    return { experiment, evalIds };
-  });
+  const rows = chosen.map((experiment) => expRow(experiment, discovered.evals, options.tags));
   if (options.json) {
     io.stdout.write(
       JSON.stringify({
         format: "niceeval.experiments",
         schemaVersion: 1,
-        experiments: rows.map(({ experiment, evalIds }) => {
+        experiments: rows.map(({ experiment, evals, provider }) => {
           const d = experiment.definition;
           return {
             experimentId: experiment.id,
             description: d.description ?? null,
             agent: d.agent.name,
             model: d.model ?? null,
-            provider: null,
+            provider,
             attempts: d.attempts,
             maxConcurrency: d.maxConcurrency ?? null,
             earlyExit: d.earlyExit,
-            evalIds,
+            evalIds: evals.map((e) => e.id),
           };
         }),
       }) + "\n",
     );
     return 0;
   }
-  for (const { experiment, evalIds } of rows) {
+  for (const { experiment, evals, provider } of rows) {
     const d = experiment.definition;
+    const where = provider ?? (d.agent.kind === "direct" ? "direct" : "—");
+    const fields = [experiment.id, d.description ?? "—", d.agent.name, d.model ?? "—", where];
     io.stdout.write(
-      [
-        experiment.id,
-        d.description ?? "—",
-        d.agent.name,
-        d.model ?? "—",
-        "direct",
-        `attempts=${d.attempts}`,
-        `evals=${evalIds.length}`,
-      ].join("\t") + "\n",
+      [...fields, `attempts=${d.attempts}`, `evals=${evals.length}`].join("\t") + "\n",
     );
   }
   return 0;
+}
+
+/** One row of `exp list`: the experiment, its evals after `--tag`, and its provider. */
+interface ExpRow {
+  readonly experiment: DiscoveredExperiment;
+  readonly evals: readonly DiscoveredEval[];
+  /** Provider name(s) of the templates in use, or null (direct agents, no template). */
+  readonly provider: string | null;
+}
+
+function expRow(
+  experiment: DiscoveredExperiment,
+  all: readonly DiscoveredEval[],
+  tags: readonly string[],
+): ExpRow {
+  let evals: readonly DiscoveredEval[] = [];
+  try {
+    evals = select([experiment], all, { evalPrefixes: [], tags }).experiments[0]?.evals ?? [];
+  } catch (error) {
+    // An experiment left without evals is listed with evals=0 (CMD-7).
+    if ((error as { code?: string }).code !== "nothing-selected") throw error;
+  }
+  const d = experiment.definition;
+  if (d.agent.kind === "direct") return { experiment, evals, provider: null };
+  const layers = [d.sandbox, ...evals.flatMap((e) => [e.definition.sandbox, e.groupSandbox])];
+  const names = new Set<string>();
+  for (const layer of layers) {
+    const provider = (layer as { provider?: unknown } | undefined)?.provider;
+    if (typeof provider === "string") names.add(provider);
+  }
+  return { experiment, evals, provider: names.size > 0 ? [...names].join(",") : null };
 }

@@ -5,7 +5,18 @@
 import { UsageError } from "../_shared/mod.ts";
 import { VERSION } from "../_shared/mod.ts";
 import { expOptions } from "./exp_options.ts";
-import { EXP_FLAGS, EXP_LIST_FLAGS, flagSet, INIT_FLAGS, LIST_FLAGS, parseFlags } from "./flags.ts";
+import {
+  EXP_FLAGS,
+  EXP_LIST_FLAGS,
+  firstPositionalIndex,
+  flagSet,
+  type FlagSpec,
+  INIT_FLAGS,
+  LIST_FLAGS,
+  parseFlags,
+  tagsFlag,
+  unknownFlag,
+} from "./flags.ts";
 import { COMMANDS, helpText } from "./help.ts";
 import type { Io } from "./io.ts";
 
@@ -17,6 +28,12 @@ const RESERVED: Readonly<Record<string, string>> = {
   check: "exp --dry",
   session: "exp",
 };
+
+/** Flags accepted before any command (CLI-4, CLI-5). */
+const ROOT_FLAGS: readonly FlagSpec[] = [
+  { name: "help", description: "print help" },
+  { name: "version", description: "print the version" },
+];
 
 /** Runs one command; returns its exit code. */
 export async function main(args: readonly string[], io: Io): Promise<number> {
@@ -45,23 +62,7 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
     io.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const reserved = RESERVED[command];
-  if (reserved !== undefined) {
-    throw new UsageError(
-      "command-unavailable",
-      `niceeval ${command} is not available in this release`,
-      `use niceeval ${reserved}`,
-    );
-  }
-  const sub = command === "exp" && rest[0] === "list" ? "exp list" : command;
-  if (!(sub in COMMANDS)) {
-    throw new UsageError(
-      "usage",
-      `unknown command "${command}"`,
-      `commands: ${Object.keys(COMMANDS).filter((c) => !c.includes(" ")).join(", ")}`,
-    );
-  }
-  const tail = sub === "exp list" ? rest.slice(1) : rest;
+  const { sub, tail } = route(command, rest);
   if (wantsHelp(tail)) return help(io, sub);
   switch (sub) {
     case "init": {
@@ -75,7 +76,7 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
       const { runList } = await import("./list.ts");
       return await runList(io, {
         prefixes: flags.positionals,
-        tags: flags.values.get("tag") ?? [],
+        tags: tagsFlag(flags),
         json: flagSet(flags, "json"),
       });
     }
@@ -85,7 +86,7 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
       const { runExpList } = await import("./list.ts");
       return await runExpList(io, {
         ...(flags.positionals[0] !== undefined ? { selector: flags.positionals[0] } : {}),
-        tags: flags.values.get("tag") ?? [],
+        tags: tagsFlag(flags),
         json: flagSet(flags, "json"),
       });
     }
@@ -115,6 +116,31 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
       return await runExp(io, options);
     }
   }
+}
+
+/** Resolves the command (or `exp list`) and its arguments; throws for unknown and reserved ones. */
+function route(command: string, rest: readonly string[]): { sub: string; tail: string[] } {
+  if (command.startsWith("-")) throw unknownFlag(command.split("=")[0]!, ROOT_FLAGS, "");
+  if (Object.hasOwn(RESERVED, command)) {
+    throw new UsageError(
+      "command-unavailable",
+      `niceeval ${command} is not available in this release`,
+      `use niceeval ${RESERVED[command]}`,
+    );
+  }
+  if (!Object.hasOwn(COMMANDS, command) || command.includes(" ")) {
+    throw new UsageError(
+      "usage",
+      `unknown command "${command}"`,
+      `commands: ${Object.keys(COMMANDS).filter((c) => !c.includes(" ")).join(", ")}`,
+    );
+  }
+  // CMD-2: `list` as the first positional of `exp` is the subcommand, wherever flags put it.
+  const listAt = command === "exp" ? firstPositionalIndex(rest, EXP_FLAGS) : -1;
+  if (listAt >= 0 && rest[listAt] === "list") {
+    return { sub: "exp list", tail: rest.filter((_, i) => i !== listAt) };
+  }
+  return { sub: command, tail: [...rest] };
 }
 
 function wantsHelp(args: readonly string[]): boolean {

@@ -19,6 +19,19 @@ export async function runProcess(options: { api: ApiNamespaces }): Promise<never
   const force = new AbortController();
   let lastSignal = { name: "", at: 0 };
   let count = 0;
+  // Terminal restores (the live panel shows the cursor again) run on every exit path, a third
+  // signal included (STYLE.md §5.2).
+  const atExit = new Set<() => void>();
+  const exit = (code: number): never => {
+    for (const restore of [...atExit]) {
+      try {
+        restore();
+      } catch {
+        // The terminal is gone; nothing is left to restore.
+      }
+    }
+    Deno.exit(code);
+  };
   const onSignal = (name: "SIGINT" | "SIGTERM") => () => {
     const now = realClock.now();
     if (name === lastSignal.name && now - lastSignal.at < SIGNAL_DEDUPE_MS) return;
@@ -26,28 +39,12 @@ export async function runProcess(options: { api: ApiNamespaces }): Promise<never
     count++;
     if (count === 1) interrupt.abort(name);
     else if (count === 2) force.abort(name);
-    else Deno.exit(130);
+    else exit(130);
   };
   const handlers = { SIGINT: onSignal("SIGINT"), SIGTERM: onSignal("SIGTERM") };
   for (const [name, handler] of Object.entries(handlers)) {
     Deno.addSignalListener(name as Deno.Signal, handler);
   }
-  const encoder = new TextEncoder();
-  const sink = (file: typeof Deno.stdout): TextSink => ({
-    write: (text) => {
-      const bytes = encoder.encode(text);
-      let offset = 0;
-      while (offset < bytes.length) offset += file.writeSync(bytes.subarray(offset));
-    },
-    isTerminal: file.isTerminal(),
-    columns: () => {
-      try {
-        return Deno.consoleSize().columns;
-      } catch {
-        return undefined;
-      }
-    },
-  });
   const io: Io = {
     stdout: sink(Deno.stdout),
     stderr: sink(Deno.stderr),
@@ -63,10 +60,37 @@ export async function runProcess(options: { api: ApiNamespaces }): Promise<never
     pid: Deno.pid,
     hostname: Deno.hostname(),
     flush: () => Promise.resolve(),
+    atExit: (restore) => {
+      atExit.add(restore);
+      return () => atExit.delete(restore);
+    },
   };
   const code = await main(Deno.args, io);
   for (const [name, handler] of Object.entries(handlers)) {
     Deno.removeSignalListener(name as Deno.Signal, handler);
   }
-  Deno.exit(code);
+  return exit(code);
+}
+
+const encoder = new TextEncoder();
+
+/** A blocking text sink over a Deno stream. */
+function sink(file: typeof Deno.stdout): TextSink {
+  const size = () => {
+    try {
+      return Deno.consoleSize();
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    write: (text) => {
+      const bytes = encoder.encode(text);
+      let offset = 0;
+      while (offset < bytes.length) offset += file.writeSync(bytes.subarray(offset));
+    },
+    isTerminal: file.isTerminal(),
+    columns: () => size()?.columns,
+    rows: () => size()?.rows,
+  };
 }

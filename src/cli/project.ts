@@ -19,12 +19,17 @@ export interface LoadedProject {
   readonly discovered: DiscoveredProject;
 }
 
-/** Reads `.env`, loads the config and discovers the project; throws `UsageError` on bad input. */
+/**
+ * Checks that the config exists, reads `.env`, loads the config and discovers the project; throws
+ * `UsageError` on bad input.
+ */
 export async function loadProject(
   io: Io,
   options: { experiments: boolean },
 ): Promise<LoadedProject> {
   const root = io.cwd;
+  // Outside a project, `config-missing` says more than any problem of a stray `.env`.
+  await requireConfig(root);
   await applyEnvFile(io, root);
   const config = await loadConfig(root, loadNative);
   const discovered = await discoverProject(root, {

@@ -66,6 +66,8 @@ const PRICE_OPTIONS = {
   known: ["inputPerMTok", "outputPerMTok", "cacheReadPerMTok", "cacheWritePerMTok"],
   required: ["inputPerMTok", "outputPerMTok"],
 };
+// An exact model name (no `*`), or `<prefix>/*` with a non-empty prefix (rule 6.3.3).
+const PRICING_KEY_REGEXP = /^(?:[^*]+|[^*]+\/\*)$/;
 const RAMP_OPTIONS = { known: ["from", "to", "step", "windowMs"], required: ["from", "to"] };
 
 /**
@@ -143,6 +145,13 @@ function pricingOf(value: unknown): Readonly<Record<string, Readonly<PriceOption
   const out: Record<string, Readonly<PriceOptions>> = {};
   for (const [model, entry] of Object.entries(value)) {
     const path = `pricing['${model}']`;
+    if (!PRICING_KEY_REGEXP.test(model)) {
+      throw new DefinitionError(
+        "definition.invalid-value",
+        path,
+        `pricing key ${JSON.stringify(model)} must be an exact model name or a pattern <prefix>/*`,
+      );
+    }
     const p = checkOptions(entry, PRICE_OPTIONS, WHAT, path);
     const price: Record<string, number> = {};
     for (const key of PRICE_OPTIONS.known) {

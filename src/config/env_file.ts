@@ -65,15 +65,17 @@ function unescapeDouble(body: string): string | undefined {
   return out;
 }
 
-/** The entries of `parsed` whose keys are not yet set in `env` (even to ""). */
+/**
+ * The entries of `parsed` whose keys are not yet set in `env` (even to ""). A key given twice in
+ * the file takes its last value, as sourcing the file in a shell would.
+ */
 export function missingEnvEntries(
   parsed: readonly [string, string][],
   env: Readonly<Record<string, string>>,
 ): [string, string][] {
-  const seen = new Set<string>();
-  return parsed.filter(([key]) => {
-    if (key in env || seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  const out = new Map<string, string>();
+  for (const [key, value] of parsed) {
+    if (!Object.hasOwn(env, key)) out.set(key, value);
+  }
+  return [...out];
 }

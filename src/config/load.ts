@@ -1,6 +1,7 @@
 /** Loads `niceeval.config.ts` from the project root (authoring.md §1.1 rules 1–2). */
-import { readBrand } from "../_shared/mod.ts";
-import { errorMessage, hasErrorName, UsageError } from "../_shared/mod.ts";
+import { API_FORMAT_VERSION, readBrand } from "../_shared/mod.ts";
+import { hasErrorName, UsageError } from "../_shared/mod.ts";
+import { describeLoadError } from "../loader/mod.ts";
 import { join } from "node:path";
 import type { ConfigDefinition } from "./define.ts";
 
@@ -41,13 +42,20 @@ export async function loadConfig(root: string, load: ModuleLoader): Promise<Conf
     }
     throw new UsageError(
       "config.import-failed",
-      `${CONFIG_FILE}: cannot load: ${firstLine(errorMessage(error))}`,
+      `${CONFIG_FILE}: cannot load: ${describeLoadError(error, root)}`,
       "fix the error above, then run the command again",
       { cause: error },
     );
   }
   const config = mod.default;
   const found = readBrand(config);
+  if (found?.kind === "config" && found.version !== API_FORMAT_VERSION) {
+    throw new UsageError(
+      "config-invalid",
+      `${CONFIG_FILE}: the config was made by an API of format version ${found.version}; this niceeval reads version ${API_FORMAT_VERSION}`,
+      `map "niceeval" to the running niceeval's version (API format ${API_FORMAT_VERSION})`,
+    );
+  }
   if (found?.kind !== "config") {
     throw new UsageError(
       "config-invalid",
@@ -56,8 +64,4 @@ export async function loadConfig(root: string, load: ModuleLoader): Promise<Conf
     );
   }
   return config as ConfigDefinition;
-}
-
-function firstLine(text: string): string {
-  return text.split("\n")[0] ?? text;
 }

@@ -42,7 +42,11 @@ export interface EvalDefinition<K extends EvalKind = EvalKind, C = unknown> {
   readonly timeoutMs?: number;
   readonly metadata: Readonly<Record<string, JsonValue>>;
   readonly sandbox?: SandboxLayer;
-  readonly test: (t: C) => void | Promise<void>;
+  /**
+   * The test body. Method syntax on purpose: it keeps `EvalDefinition<"pass", TestContext>`
+   * assignable to the plain `EvalDefinition` that groups and discovery hold.
+   */
+  test(t: C): void | Promise<void>;
 }
 
 const EVAL_OPTIONS = {
@@ -111,8 +115,9 @@ const GROUP_OPTIONS = {
  * @example
  * ```ts
  * import { defineEval, defineEvalGroup } from "niceeval";
- * const a = defineEval({ test() {} });
- * export default defineEvalGroup({ evals: [a], onUnavailable: "stop-group" });
+ * // In evals/repo/eval-group.ts, members are imported from their *.eval.ts files.
+ * const member = defineEval({ test() {} });
+ * const group = defineEvalGroup({ evals: [member], onUnavailable: "stop-group" });
  * ```
  */
 export function defineEvalGroup(def: EvalGroupOptions): EvalGroupDefinition {

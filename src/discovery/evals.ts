@@ -1,7 +1,7 @@
 /** Eval discovery: entry files, dataset expansion and IDs (authoring.md §1.3). */
-import { isBranded, readBrand } from "../_shared/mod.ts";
-import { isPlainObject } from "../_shared/mod.ts";
-import type { EvalDefinition } from "./definitions.ts";
+import { API_FORMAT_VERSION, readBrand } from "../_shared/mod.ts";
+import { describe, isPlainObject } from "../_shared/mod.ts";
+import type { EvalDefinition, SandboxLayer } from "./definitions.ts";
 import { compareCodeUnits, type DiscoveryIssue, importIssue } from "./issues.ts";
 import type { WalkedFile } from "./walk.ts";
 
@@ -18,6 +18,8 @@ export interface DiscoveredEval {
   readonly definition: EvalDefinition;
   /** Set after group discovery. */
   groupId?: string;
+  /** The sandbox layer of the eval's group, set after group discovery. */
+  groupSandbox?: SandboxLayer;
 }
 
 const ENTRY_SUFFIX = ".eval.ts";
@@ -25,7 +27,10 @@ const GROUP_FILE = "eval-group.ts";
 const UNSUPPORTED_ENTRY_REGEXP = /(^|\/)(eval\.ts|eval\.tsx|[^/]*\.eval\.tsx)$/;
 
 /** Splits walked `evals/` files into entry files, group files and unsupported entries. */
-export function classifyEvalFiles(files: readonly WalkedFile[], issues: DiscoveryIssue[]) {
+export function classifyEvalFiles(
+  files: readonly WalkedFile[],
+  issues: DiscoveryIssue[],
+): { entries: WalkedFile[]; groups: WalkedFile[] } {
   const entries: WalkedFile[] = [];
   const groups: WalkedFile[] = [];
   for (const file of files) {
@@ -59,7 +64,7 @@ export async function discoverEvals(
     try {
       mod = await load(file.path);
     } catch (error) {
-      issues.push(importIssue(file.relative, error));
+      issues.push(importIssue(file, error));
       continue;
     }
     const base = file.relative.slice("evals/".length, -ENTRY_SUFFIX.length);
@@ -77,67 +82,83 @@ function expandExport(
   issues: DiscoveryIssue[],
 ): { id: string; definition: EvalDefinition }[] {
   const value = mod.default;
-  const bad = (message: string) => {
-    issues.push({
-      file,
-      code: "discovery.invalid-export",
-      level: "error",
-      message,
-      hint: "export default defineEval({...}), an array of them, or a keyed record of them",
-    });
+  const bad = (message: string, hint = EXPORT_HINT) => {
+    issues.push({ file, code: "discovery.invalid-export", level: "error", message, hint });
     return [];
   };
   if (!("default" in mod)) return bad("the entry file has no default export");
-  if (readBrand(value) !== undefined) {
-    return isEval(value, file, issues) ? [{ id: base, definition: value as EvalDefinition }] : [];
+  if (readBrand(value) !== undefined || !isDataset(value)) {
+    const problem = evalProblem(value);
+    if (problem !== undefined) return bad(`the default export is ${problem.message}`, problem.hint);
+    return [{ id: base, definition: value as EvalDefinition }];
+  }
+  const rows: [string, unknown][] = Array.isArray(value)
+    ? Array.from(value, (item, i) => [String(i), item])
+    : Object.keys(value).sort(compareCodeUnits).map((key) => [key, value[key]]);
+  if (rows.length === 0) return emptyDataset(file, issues);
+  for (const [key, item] of rows) {
+    const problem = evalProblem(item);
+    const where = Array.isArray(value)
+      ? `item [${key}] of the exported array`
+      : `key ${JSON.stringify(key)} of the exported record`;
+    if (problem !== undefined) return bad(`${where} is ${problem.message}`, problem.hint);
   }
   if (Array.isArray(value)) {
-    if (value.length === 0) return emptyDataset(file, issues);
-    if (!value.every((item) => isBranded(item, "eval"))) {
-      return bad("the exported array contains a value that is not an eval definition");
-    }
-    return value.map((definition, i) => ({
-      id: `${base}/${i < 10_000 ? String(i).padStart(4, "0") : String(i)}`,
+    return rows.map(([key, definition]) => ({
+      id: `${base}/${Number(key) < 10_000 ? key.padStart(4, "0") : key}`,
       definition: definition as EvalDefinition,
     }));
   }
-  if (isPlainObject(value)) {
-    const keys = Object.keys(value).sort(compareCodeUnits);
-    if (keys.length === 0) return emptyDataset(file, issues);
-    if (!keys.every((key) => isBranded(value[key], "eval"))) {
-      return bad("the exported record contains a value that is not an eval definition");
-    }
-    const badKey = keys.find((key) => !validDatasetKey(key));
-    if (badKey !== undefined) {
-      issues.push({
-        file,
-        code: "discovery.invalid-dataset-key",
-        level: "error",
-        message: `dataset key ${JSON.stringify(badKey)} must be a single non-empty path segment`,
-        hint: "use keys without /, \\, control characters, and not . or ..",
-      });
-      return [];
-    }
-    return keys.map((key) => ({ id: `${base}/${key}`, definition: value[key] as EvalDefinition }));
+  const badKey = rows.find(([key]) => !validDatasetKey(key))?.[0];
+  if (badKey !== undefined) {
+    issues.push({
+      file,
+      code: "discovery.invalid-dataset-key",
+      level: "error",
+      message: `dataset key ${JSON.stringify(badKey)} must be a single non-empty path segment`,
+      hint: "use keys without /, \\, control characters, and not . or ..",
+    });
+    return [];
   }
-  return bad("the default export is not an eval definition");
+  return rows.map(([key, definition]) => ({
+    id: `${base}/${key}`,
+    definition: definition as EvalDefinition,
+  }));
 }
 
-function isEval(value: unknown, file: string, issues: DiscoveryIssue[]): boolean {
+const EXPORT_HINT = "export default defineEval({...}), an array of them, or a keyed record of them";
+
+/** An array, or a plain object that is neither a definition nor an eval look-alike. */
+function isDataset(value: unknown): value is unknown[] | Record<string, unknown> {
+  return Array.isArray(value) || (isPlainObject(value) && typeof value.test !== "function");
+}
+
+/** Why `value` is not a current eval definition, or undefined when it is one. */
+function evalProblem(value: unknown): { message: string; hint: string } | undefined {
   const found = readBrand(value);
-  if (found?.kind === "eval" && found.version === 1) return true;
-  issues.push({
-    file,
-    code: "discovery.invalid-export",
-    level: "error",
-    message: found?.kind === "eval"
-      ? `the eval was made by an API of format version ${found.version}; this niceeval reads version 1`
-      : `the default export is a ${found?.kind ?? "value"} definition, not an eval`,
-    hint: found?.kind === "eval"
-      ? "use the niceeval version that matches the project's API mapping (format 1)"
-      : "export default defineEval({...}) or defineScoreEval({...})",
-  });
-  return false;
+  if (found?.kind === "eval" && found.version === API_FORMAT_VERSION) return undefined;
+  if (found?.kind === "eval") {
+    return {
+      message:
+        `an eval made by an API of format version ${found.version}; this niceeval reads version ${API_FORMAT_VERSION}`,
+      hint: `map "niceeval" to the running niceeval's version (API format ${API_FORMAT_VERSION})`,
+    };
+  }
+  if (found !== undefined) {
+    return {
+      message: `${found.kind === "experiment" || found.kind === "eval-group" ? "an" : "a"} ${
+        found.kind.replace("-", " ")
+      } definition, not an eval`,
+      hint: "export default defineEval({...}) or defineScoreEval({...})",
+    };
+  }
+  if (isPlainObject(value) && typeof value.test === "function") {
+    return {
+      message: "an unbranded object that looks like an eval",
+      hint: "create evals with defineEval({...}) or defineScoreEval({...}) from niceeval",
+    };
+  }
+  return { message: `not an eval definition (got ${describe(value)})`, hint: EXPORT_HINT };
 }
 
 function emptyDataset(file: string, issues: DiscoveryIssue[]): [] {

@@ -1,5 +1,5 @@
 /** Experiment discovery and IDs (authoring.md §1.5). */
-import { readBrand } from "../_shared/mod.ts";
+import { API_FORMAT_VERSION, describe, readBrand } from "../_shared/mod.ts";
 import type { ModuleLoader } from "./evals.ts";
 import type { ExperimentDefinition } from "./experiment.ts";
 import { type DiscoveryIssue, importIssue } from "./issues.ts";
@@ -36,19 +36,17 @@ export async function discoverExperiments(
     try {
       mod = await load(file.path);
     } catch (error) {
-      issues.push(importIssue(file.relative, error));
+      issues.push(importIssue(file, error));
       continue;
     }
     if (!("default" in mod)) continue;
-    const brand = readBrand(mod.default);
-    if (brand?.kind !== "experiment" || brand.version !== 1) {
+    const problem = experimentProblem(mod.default);
+    if (problem !== undefined) {
       issues.push({
         file: file.relative,
         code: "discovery.invalid-export",
         level: "error",
-        message: brand?.kind === "experiment"
-          ? `the experiment was made by an API of format version ${brand.version}; this niceeval reads version 1`
-          : "the default export is not a defineExperiment({...}) result",
+        message: `the default export is ${problem}`,
         hint:
           "export default defineExperiment({ agent, ... }), or remove the default export from helper files",
       });
@@ -83,4 +81,19 @@ export async function discoverExperiments(
   return found
     .filter((item) => counts.get(item.id)!.length === 1)
     .map((item, index) => ({ ...item, index }));
+}
+
+/** Why `value` is not a current experiment definition, or undefined when it is one. */
+function experimentProblem(value: unknown): string | undefined {
+  const found = readBrand(value);
+  if (found === undefined) return `not a defineExperiment({...}) result (got ${describe(value)})`;
+  if (found.kind !== "experiment") {
+    return `${found.kind === "eval" || found.kind === "eval-group" ? "an" : "a"} ${
+      found.kind.replace("-", " ")
+    } definition, not a defineExperiment({...}) result`;
+  }
+  if (found.version !== API_FORMAT_VERSION) {
+    return `an experiment made by an API of format version ${found.version}; this niceeval reads version ${API_FORMAT_VERSION}`;
+  }
+  return undefined;
 }

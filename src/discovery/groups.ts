@@ -1,5 +1,5 @@
 /** Eval group discovery (authoring.md §1.4). */
-import { readBrand } from "../_shared/mod.ts";
+import { API_FORMAT_VERSION, readBrand } from "../_shared/mod.ts";
 import type { EvalDefinition, EvalGroupDefinition } from "./definitions.ts";
 import type { DiscoveredEval, ModuleLoader } from "./evals.ts";
 import { compareCodeUnits, type DiscoveryIssue, importIssue } from "./issues.ts";
@@ -44,13 +44,16 @@ export async function discoverGroups(
     try {
       mod = await load(file.path);
     } catch (error) {
-      issues.push(importIssue(file.relative, error));
+      issues.push(importIssue(file, error));
       continue;
     }
-    if (readBrand(mod.default)?.kind !== "eval-group") {
+    const found = readBrand(mod.default);
+    if (found?.kind !== "eval-group" || found.version !== API_FORMAT_VERSION) {
       issue(
         "discovery.invalid-export",
-        "the default export must be defineEvalGroup({...})",
+        found?.kind === "eval-group"
+          ? `the eval group was made by an API of format version ${found.version}; this niceeval reads version ${API_FORMAT_VERSION}`
+          : "the default export must be defineEvalGroup({...})",
         "export default defineEvalGroup({ evals, onUnavailable })",
       );
       continue;
@@ -71,8 +74,10 @@ export async function discoverGroups(
     groups.push({ id: dir, file: file.relative, definition, memberIds: members });
   }
   for (const e of evals) {
-    const groupId = owner.get(e.id);
-    if (groupId !== undefined) e.groupId = groupId;
+    const group = groups.find((g) => g.id === owner.get(e.id));
+    if (group === undefined) continue;
+    e.groupId = group.id;
+    if (group.definition.sandbox !== undefined) e.groupSandbox = group.definition.sandbox;
   }
   return groups;
 }

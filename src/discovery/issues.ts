@@ -1,5 +1,7 @@
 /** Discovery issues (authoring.md §1.6): collected, sorted by file, reported together. */
 import { errorMessage, hasErrorName, UsageError } from "../_shared/mod.ts";
+import { describeLoadError } from "../loader/mod.ts";
+import type { WalkedFile } from "./walk.ts";
 
 /** One problem found while discovering the project. */
 export interface DiscoveryIssue {
@@ -13,10 +15,10 @@ export interface DiscoveryIssue {
 }
 
 /** Turns an error thrown while importing `file` into an issue. */
-export function importIssue(file: string, error: unknown): DiscoveryIssue {
+export function importIssue(file: WalkedFile, error: unknown): DiscoveryIssue {
   if (hasErrorName(error, "DefinitionError")) {
     return {
-      file,
+      file: file.relative,
       code: "discovery.invalid-definition",
       level: "error",
       message: firstLine(errorMessage(error)),
@@ -24,10 +26,10 @@ export function importIssue(file: string, error: unknown): DiscoveryIssue {
     };
   }
   return {
-    file,
+    file: file.relative,
     code: "discovery.import-failed",
     level: "error",
-    message: `cannot load: ${firstLine(errorMessage(error))}`,
+    message: `cannot load: ${describeLoadError(error, file.root)}`,
     hint: "fix the syntax error, unresolved import or exception named above",
   };
 }
@@ -49,7 +51,12 @@ export function throwOnErrors(issues: readonly DiscoveryIssue[]): void {
   const [first, ...rest] = errors;
   if (!first) return;
   const line = (issue: DiscoveryIssue) => `${issue.file}: ${issue.message}`;
-  throw new UsageError(first.code, line(first), first.hint ?? "fix the files listed above", {
+  // One hint for all lines (ERR-5): the issues' own hint when they agree, else a general one.
+  const hints = new Set(errors.map((issue) => issue.hint));
+  const hint = hints.size === 1 && first.hint !== undefined
+    ? first.hint
+    : "fix the files listed above, then run the command again";
+  throw new UsageError(first.code, line(first), hint, {
     extraLines: rest.map((issue) => `${line(issue)} [${issue.code}]`),
   });
 }

@@ -6,6 +6,8 @@ const SKIPPED_DIRECTORIES = new Set(["node_modules", ".git", ".niceeval"]);
 
 /** One file found under a walked directory. */
 export interface WalkedFile {
+  /** Absolute path of the project root. */
+  readonly root: string;
   /** Absolute path. */
   readonly path: string;
   /** Path relative to the project root, `/`-separated. */
@@ -49,10 +51,26 @@ async function walkInto(
   }
   for (const entry of entries) {
     const child = `${relative}/${entry.name}`;
-    if (entry.isDirectory) {
-      if (!SKIPPED_DIRECTORIES.has(entry.name)) await walkInto(root, child, out, issues, false);
-    } else if (entry.isFile || entry.isSymlink) {
-      out.push({ path: join(root, child), relative: child });
+    const kind = entry.isSymlink ? await linkTarget(join(root, child)) : entry;
+    if (kind.isDirectory) {
+      if (!SKIPPED_DIRECTORIES.has(entry.name) && !entry.isSymlink) {
+        await walkInto(root, child, out, issues, false);
+      }
+    } else if (kind.isFile) {
+      out.push({ root, path: join(root, child), relative: child });
     }
+  }
+}
+
+/**
+ * What a symlink points at. Linked directories are not followed (no cycles); a dangling link is
+ * listed as a file so that importing it reports the problem.
+ */
+async function linkTarget(path: string): Promise<{ isDirectory: boolean; isFile: boolean }> {
+  try {
+    const info = await Deno.stat(path);
+    return { isDirectory: info.isDirectory, isFile: info.isFile };
+  } catch {
+    return { isDirectory: false, isFile: true };
   }
 }

@@ -4,5 +4,6 @@
  * It never validates definitions or reads the project structure.
  */
 export { loadNative } from "./native.ts";
+export { describeLoadError } from "./load_error.ts";
 export { API_KEY, installApi, installedApi } from "./api.ts";
 export type { ApiNamespaces } from "./api.ts";

@@ -1,5 +1,6 @@
 /** Builds the plan (PLAN-1): selection × ordinals × carry decisions, in ORD-2 order. */
 import { UsageError } from "../_shared/mod.ts";
+import type { DiscoveredEval, SandboxLayer } from "../discovery/mod.ts";
 import type { SelectedExperiment, Selection } from "./select.ts";
 import type { CarryDecision, Plan, PlannedExperiment, PlannedSlot, RerunTier } from "./types.ts";
 
@@ -44,8 +45,8 @@ export function buildPlan(
 ): Plan {
   const slots: Omit<PlannedSlot, "position">[] = [];
   const experiments: PlannedExperiment[] = [];
+  checkPairings(selection.experiments);
   selection.experiments.forEach((selected, index) => {
-    checkPairing(selected);
     const def = selected.experiment.definition;
     const attempts = settings.attempts ?? def.attempts;
     const own: Omit<PlannedSlot, "position">[] = [];
@@ -97,49 +98,119 @@ export function buildPlan(
   };
 }
 
-function checkPairing(selected: SelectedExperiment): void {
+/** One plan-time pairing conflict (GRP-5, sandboxes.md §1.1). */
+interface PairingProblem {
+  readonly code: string;
+  readonly message: string;
+  readonly hint: string;
+}
+
+/** Throws every pairing conflict of every selected experiment as one `UsageError`. */
+function checkPairings(experiments: readonly SelectedExperiment[]): void {
+  const [first, ...rest] = experiments.flatMap(pairingProblems);
+  if (first === undefined) return;
+  const hints = new Set([first, ...rest].map((p) => p.hint));
+  throw new UsageError(
+    first.code,
+    first.message,
+    hints.size === 1 ? first.hint : "fix the experiments and evals listed above",
+    { extraLines: rest.map((p) => `${p.message} [${p.code}]`) },
+  );
+}
+
+/** The pairing conflicts of one experiment with its selected evals, checked pair by pair. */
+function pairingProblems(selected: SelectedExperiment): PairingProblem[] {
   const { experiment, evals } = selected;
   const def = experiment.definition;
+  const out: PairingProblem[] = [];
+  const add = (code: string, message: string, hint: string) =>
+    out.push({ code, message: `${experiment.file}: ${message}`, hint });
   const direct = def.agent.kind === "direct";
-  const grouped = evals.some((e) => e.groupId !== undefined);
-  const fail = (code: string, message: string, hint: string) => {
-    throw new UsageError(code, `${experiment.file}: ${message}`, hint);
-  };
-  if (grouped && direct) {
-    fail(
+  const grouped = evals.filter((e) => e.groupId !== undefined);
+  if (grouped.length > 0 && direct) {
+    add(
       "eval-group-direct-agent",
-      "a direct agent cannot run grouped evals",
+      `a direct agent cannot run grouped evals: ${idList(grouped)}`,
       "use a sandbox agent, or narrow evals to ungrouped ones",
     );
   }
-  if (grouped && def.sandboxReuse) {
-    fail(
+  if (grouped.length > 0 && def.sandboxReuse) {
+    add(
       "eval-group-sandbox-reuse-conflict",
-      "sandboxReuse cannot be combined with grouped evals",
+      `sandboxReuse cannot be combined with grouped evals: ${idList(grouped)}`,
       "remove sandboxReuse, or narrow evals to ungrouped ones",
     );
   }
-  if (direct && def.sandboxReuse) {
-    fail(
+  if (direct) directAgentProblems(selected, add);
+  else templateProblems(selected, add);
+  return out;
+}
+
+type AddProblem = (code: string, message: string, hint: string) => void;
+
+/** A direct agent takes neither `sandboxReuse` nor any layer (sandboxes.md rule 1.1.3). */
+function directAgentProblems({ experiment, evals }: SelectedExperiment, add: AddProblem): void {
+  const def = experiment.definition;
+  if (def.sandboxReuse) {
+    add(
       "experiment.sandbox-reuse-direct-agent",
       "sandboxReuse needs a sandbox agent",
       "remove sandboxReuse",
     );
   }
-  const layered = def.sandbox !== undefined ||
-    evals.some((e) => e.definition.sandbox !== undefined);
-  if (direct && layered) {
-    fail(
+  const layered = evals.filter((e) => layersOf(e).length > 0);
+  if (def.sandbox !== undefined || layered.length > 0) {
+    add(
       "sandbox-direct-agent",
-      "a direct agent cannot use a sandbox",
+      `a direct agent cannot use a sandbox (${
+        def.sandbox !== undefined ? "set on the experiment" : `set for ${idList(layered)}`
+      })`,
       "remove the sandbox option, or use a sandbox agent",
     );
   }
-  if (!direct && !layered) {
-    fail(
+}
+
+/** A sandbox agent needs exactly one template per pair (sandboxes.md rule 1.1.2). */
+function templateProblems({ experiment, evals }: SelectedExperiment, add: AddProblem): void {
+  const def = experiment.definition;
+  const templates = (e: DiscoveredEval) =>
+    [def.sandbox, ...layersOf(e)].filter((layer) => layer !== undefined && isTemplate(layer))
+      .length;
+  const missing = evals.filter((e) => templates(e) === 0);
+  const conflicting = evals.filter((e) => templates(e) > 1);
+  if (missing.length > 0) {
+    add(
       "sandbox-template-missing",
-      `agent "${def.agent.name}" runs in a sandbox, but no sandbox template is set`,
+      `agent "${def.agent.name}" runs in a sandbox, but no sandbox template is set for ${
+        idList(missing)
+      }`,
       "add sandbox: to the experiment or to its evals",
     );
   }
+  if (conflicting.length > 0) {
+    add(
+      "sandbox-template-conflict",
+      `the experiment and the eval (or its group) both set a sandbox template for ${
+        idList(conflicting)
+      }`,
+      "keep the template on one side; the other side may use a template-less layer",
+    );
+  }
+}
+
+/** The eval's own layer and its group's layer. */
+function layersOf(e: DiscoveredEval): SandboxLayer[] {
+  return [e.definition.sandbox, e.groupSandbox].filter((l): l is SandboxLayer => l !== undefined);
+}
+
+/** True for a template layer (sandboxes.md §1.2); `sandboxLayer()` makes kind `"layer"`. */
+function isTemplate(layer: SandboxLayer): boolean {
+  return layer.kind !== "layer";
+}
+
+/** `eval "a"`, or `evals "a", "b", "c" and 2 more`. */
+function idList(evals: readonly DiscoveredEval[]): string {
+  const shown = evals.slice(0, 3).map((e) => JSON.stringify(e.id)).join(", ");
+  const more = evals.length > 3 ? ` and ${evals.length - 3} more` : "";
+  return `${evals.length === 1 ? "eval" : "evals"} ${shown}${more}`;
 }

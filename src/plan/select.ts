@@ -88,7 +88,8 @@ function ownSelection(experiment: DiscoveredExperiment, e: DiscoveredEval): bool
   try {
     result = choice(describeEval(e));
   } catch (error) {
-    throw predicateFailed(experiment, `threw for "${e.id}": ${errorMessage(error)}`);
+    const message = errorMessage(error).split("\n")[0]!.trim();
+    throw predicateFailed(experiment, `threw for "${e.id}": ${message}`);
   }
   if (typeof result !== "boolean") {
     throw predicateFailed(

@@ -1,0 +1,66 @@
+/** A fake {@link Io} for `main(args, io)`: captured streams, a fixed env, fake time and randomness. */
+import type { Io, TextSink } from "../../src/cli/io.ts";
+import { createFakeClock, type FakeClock } from "./clock.ts";
+import { createSeededRandom } from "./random.ts";
+
+/** A text sink that keeps everything written to it. */
+export interface CapturedSink extends TextSink {
+  /** Everything written so far. */
+  text(): string;
+}
+
+/** The fake Io plus what tests inspect. */
+export interface FakeIo extends Io {
+  readonly stdout: CapturedSink;
+  readonly stderr: CapturedSink;
+  readonly clock: FakeClock;
+  /** Variables set through `setEnv` (`.env` entries). */
+  readonly setVariables: Map<string, string>;
+  /** Fires the interrupt signal as a first SIGINT would. */
+  interruptNow(): void;
+}
+
+/** Options of {@link createFakeIo}. */
+export interface FakeIoOptions {
+  readonly cwd?: string;
+  readonly env?: Record<string, string>;
+  readonly isTerminal?: boolean;
+  readonly columns?: number;
+}
+
+/** Creates a captured text sink. */
+export function createCapturedSink(isTerminal = false, columns?: number): CapturedSink {
+  const chunks: string[] = [];
+  return {
+    write: (text) => void chunks.push(text),
+    isTerminal,
+    columns: () => columns,
+    text: () => chunks.join(""),
+  };
+}
+
+/** Creates a fake Io; the working directory defaults to a path that does not exist. */
+export function createFakeIo(options: FakeIoOptions = {}): FakeIo {
+  const interrupt = new AbortController();
+  const force = new AbortController();
+  const env = Object.freeze({ ...(options.env ?? {}) });
+  const setVariables = new Map<string, string>();
+  return {
+    stdout: createCapturedSink(options.isTerminal ?? false, options.columns),
+    stderr: createCapturedSink(options.isTerminal ?? false, options.columns),
+    env,
+    setEnv: (key, value) => {
+      if (!Object.hasOwn(env, key) && !setVariables.has(key)) setVariables.set(key, value);
+    },
+    cwd: options.cwd ?? "/nonexistent/niceeval-project",
+    clock: createFakeClock(),
+    random: createSeededRandom(),
+    interrupt: interrupt.signal,
+    forceInterrupt: force.signal,
+    pid: 4242,
+    hostname: "fake-host",
+    flush: () => Promise.resolve(),
+    setVariables,
+    interruptNow: () => interrupt.abort("SIGINT"),
+  };
+}

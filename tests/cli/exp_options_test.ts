@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { UsageError } from "../../src/_shared/errors.ts";
+import { expOptions } from "../../src/cli/exp_options.ts";
+import { EXP_FLAGS, parseFlags } from "../../src/cli/flags.ts";
+
+function options(...args: string[]) {
+  return expOptions(parseFlags(args, EXP_FLAGS, "exp"));
+}
+
+function usage(fn: () => unknown): UsageError {
+  try {
+    fn();
+  } catch (error) {
+    assert.ok(error instanceof UsageError, `expected a UsageError, got ${error}`);
+    return error;
+  }
+  assert.fail("expected a UsageError");
+}
+
+Deno.test("expOptions() splits the selector from the eval prefixes (FLAG-1, FLAG-2)", () => {
+  const o = options("models/openai", "greet", "tool", "--tag", "smoke");
+  assert.equal(o.selector, "models/openai");
+  assert.deepEqual(o.evalPrefixes, ["greet", "tool"]);
+  assert.deepEqual(o.positionals, ["models/openai", "greet", "tool"]);
+  assert.deepEqual(o.tags, ["smoke"]);
+});
+
+Deno.test("expOptions() leaves every setting unset when no flag is given", () => {
+  const o = options();
+  assert.equal(o.selector, undefined);
+  assert.deepEqual(o.evalPrefixes, []);
+  assert.equal(o.rerun, "none");
+  assert.equal(o.json, false);
+  assert.equal(o.dry, false);
+  for (const key of ["attempts", "maxConcurrency", "timeoutMs", "budget", "earlyExit", "junit"]) {
+    assert.ok(!(key in o), key);
+  }
+});
+
+Deno.test("expOptions() maps the numeric flags", () => {
+  const o = options(
+    "--attempts",
+    "3",
+    "--max-concurrency=7",
+    "--timeout",
+    "1500",
+    "--budget",
+    "0.25",
+  );
+  assert.equal(o.attempts, 3);
+  assert.equal(o.maxConcurrency, 7);
+  assert.equal(o.timeoutMs, 1500);
+  assert.equal(o.budget, 0.25);
+});
+
+Deno.test("expOptions() maps the rerun tiers (CLI-2)", () => {
+  assert.equal(options("--rerun").rerun, "failed");
+  assert.equal(options("--rerun=failed").rerun, "failed");
+  assert.equal(options("--rerun", "all").rerun, "all");
+  const o = options("local", "--rerun", "greet");
+  assert.equal(o.rerun, "failed");
+  assert.deepEqual(o.evalPrefixes, ["greet"]);
+});
+
+Deno.test("expOptions() maps --early-exit and --no-early-exit", () => {
+  assert.equal(options("--early-exit").earlyExit, true);
+  assert.equal(options("--no-early-exit").earlyExit, false);
+});
+
+Deno.test("expOptions() rejects --early-exit with --no-early-exit (FLAG-4)", () => {
+  const e = usage(() => options("--early-exit", "--no-early-exit"));
+  assert.equal(e.code, "usage");
+  assert.equal(e.message, "--early-exit cannot be combined with --no-early-exit");
+});
+
+Deno.test("expOptions() rejects --dry with --junit (FLAG-4)", () => {
+  const e = usage(() => options("--dry", "--junit", "x.xml"));
+  assert.equal(e.message, "--dry cannot be combined with --junit");
+});
+
+Deno.test("expOptions() rejects bad numbers naming flag and value (ERR-7)", () => {
+  assert.equal(
+    usage(() => options("--attempts", "0")).message,
+    '--attempts requires an integer ≥ 1, got "0"',
+  );
+  assert.equal(
+    usage(() => options("--max-concurrency", "2.5")).message,
+    '--max-concurrency requires an integer ≥ 1, got "2.5"',
+  );
+  assert.equal(
+    usage(() => options("--timeout=0")).message,
+    '--timeout requires an integer ≥ 1, got "0"',
+  );
+  assert.equal(
+    usage(() => options("--budget=-2")).message,
+    '--budget requires a decimal ≥ 0, got "-2"',
+  );
+});
+
+Deno.test("expOptions() rejects empty --junit, --record and --tag values", () => {
+  assert.equal(usage(() => options("--junit=")).message, "--junit requires a file path");
+  assert.equal(usage(() => options("--record=")).message, "--record requires a directory path");
+  assert.equal(usage(() => options("--tag=")).message, "--tag requires a non-empty tag");
+});
