@@ -68,13 +68,8 @@ export function jsonOutput(ctx: OutputContext): ExpOutput {
   const { plan } = planned;
   const runIdOf = (experimentId: string) =>
     runIds[plan.experiments.findIndex((e) => e.id === experimentId)]!;
-  let state = createPanelState(panelStart(ctx));
-  const silence = new SilenceTimer(io.clock, { onSilence: () => write(progressLine(ctx, state)) });
-  const write = (line: string) => {
-    io.stdout.write(line);
-    silence.touch();
-  };
-  const ndjson = new NdjsonReporter(write, { now: () => io.clock.now(), runIdOf });
+  const progress = progressStream(ctx);
+  const ndjson = new NdjsonReporter(progress.write, { now: () => io.clock.now(), runIdOf });
   let receipt = false;
   const finalReceipt = (
     completion: EndInfo["completion"],
@@ -84,7 +79,7 @@ export function jsonOutput(ctx: OutputContext): ExpOutput {
   ) => {
     if (receipt) return;
     receipt = true;
-    silence.stop();
+    progress.stop();
     ndjson.receipt({
       invocationId: ctx.invocationId,
       runIds: runIdsDone,
@@ -108,7 +103,7 @@ export function jsonOutput(ctx: OutputContext): ExpOutput {
         runs: plan.experiments.map((e, i) => ({ experimentId: e.id, runId: runIds[i]! })),
       }),
     event: (event) => {
-      state = reducePanel(state, event);
+      progress.event(event);
       ndjson.event(event);
     },
     writeFailure: (error) =>
@@ -131,6 +126,31 @@ export function jsonOutput(ctx: OutputContext): ExpOutput {
     },
     failed: () => finalReceipt("failed", 3, [], null),
     forced: () => finalReceipt("interrupted", 130, [], "INTERRUPTED"),
+  };
+}
+
+/**
+ * The stdout of `--json`: every line restarts the silence after which a `progress` line with the
+ * live counters is written (OUT-J2).
+ */
+function progressStream(ctx: OutputContext): {
+  write(line: string): void;
+  event(event: RunEvent): void;
+  stop(): void;
+} {
+  const { io } = ctx;
+  let state = createPanelState(panelStart(ctx));
+  const write = (line: string) => {
+    io.stdout.write(line);
+    silence.touch();
+  };
+  const silence = new SilenceTimer(io.clock, { onSilence: () => write(progressLine(ctx, state)) });
+  return {
+    write,
+    event: (event) => {
+      state = reducePanel(state, event);
+    },
+    stop: () => silence.stop(),
   };
 }
 
@@ -213,12 +233,9 @@ export function humanOutput(ctx: OutputContext): ExpOutput {
       sink.lines([`✗ JUnit report not written: ${path}: ${message}`]),
     end: (summary, info) => {
       sink.stop();
-      direct(endLines(summary, {
-        plan: planned.plan,
-        wallMs: info.completedAt - ctx.startedAt,
-        runIds: ctx.runIds,
-        positionals: ctx.positionals,
-      }, layout));
+      const wallMs = info.completedAt - ctx.startedAt;
+      const { runIds, positionals } = ctx;
+      direct(endLines(summary, { plan: planned.plan, wallMs, runIds, positionals, layout }));
     },
     failed: () => sink.stop(),
     forced: () => {

@@ -19,19 +19,7 @@ export async function runProcess(options: { api: ApiNamespaces }): Promise<never
   const force = new AbortController();
   let lastSignal = { name: "", at: 0 };
   let count = 0;
-  // Terminal restores (the live panel shows the cursor again) run on every exit path, a third
-  // signal included (STYLE.md §5.2).
-  const atExit = new Set<() => void>();
-  const exit = (code: number): never => {
-    for (const restore of [...atExit]) {
-      try {
-        restore();
-      } catch {
-        // The terminal is gone; nothing is left to restore.
-      }
-    }
-    Deno.exit(code);
-  };
+  const { atExit, exit } = exitHooks();
   const onSignal = (name: "SIGINT" | "SIGTERM") => () => {
     const now = realClock.now();
     if (name === lastSignal.name && now - lastSignal.at < SIGNAL_DEDUPE_MS) return;
@@ -60,10 +48,7 @@ export async function runProcess(options: { api: ApiNamespaces }): Promise<never
     pid: Deno.pid,
     hostname: Deno.hostname(),
     flush: () => Promise.resolve(),
-    atExit: (restore) => {
-      atExit.add(restore);
-      return () => atExit.delete(restore);
-    },
+    atExit,
   };
   const code = await main(Deno.args, io);
   for (const [name, handler] of Object.entries(handlers)) {
@@ -92,5 +77,29 @@ function sink(file: typeof Deno.stdout): TextSink {
     isTerminal: file.isTerminal(),
     columns: () => size()?.columns,
     rows: () => size()?.rows,
+  };
+}
+
+/**
+ * Terminal restores (the live panel erases itself and shows the cursor) registered through
+ * `Io.atExit`; `exit` runs them on every exit path, a third signal included (STYLE.md §5.2).
+ */
+function exitHooks(): { atExit: NonNullable<Io["atExit"]>; exit: (code: number) => never } {
+  const restores = new Set<() => void>();
+  return {
+    atExit: (restore) => {
+      restores.add(restore);
+      return () => void restores.delete(restore);
+    },
+    exit: (code) => {
+      for (const restore of [...restores]) {
+        try {
+          restore();
+        } catch {
+          // The terminal is gone; nothing is left to restore.
+        }
+      }
+      Deno.exit(code);
+    },
   };
 }

@@ -1,13 +1,24 @@
 /**
- * Plain (unboxed) human output of `exp` (cli.md §5): PLAN, permanent lines, end panels.
- * Every function returns lines; writers decide where they go.
+ * Human output of `exp` (cli.md §5): PLAN, permanent lines, end panels. Panels come out as
+ * {@link BoxPanel}s; `*Lines` functions lay them out (unboxed unless a layout says otherwise).
+ * Writers decide where the lines go.
  */
 import { formatCost, formatDuration, formatScore, formatTokens, plural } from "../_shared/mod.ts";
 import type { JsonValue } from "../_shared/mod.ts";
 import type { AttemptResult } from "../_shared/mod.ts";
 import type { SealedAssertion } from "../expect/mod.ts";
 import type { Plan } from "../plan/mod.ts";
-import { isGap, type RunSummary, type SlotReport } from "./summary.ts";
+import { type BoxLayout, type BoxPanel, padWidth, panelsLines, textWidth, UNBOXED } from "./box.ts";
+import { type Headline, isGap, type RunSummary, type SlotReport } from "./summary.ts";
+
+/** An adaptive ramp as PLAN shows it (OUT-1); passed only when the run ramps. */
+export interface PlanRamp {
+  readonly from: number;
+  readonly to: number;
+  readonly source: "flag" | "config";
+  /** Reason of a hold in force at start, else null. */
+  readonly held: string | null;
+}
 
 /** What the PLAN panel shows. */
 export interface PlanInfo {
@@ -15,25 +26,43 @@ export interface PlanInfo {
   readonly cap: number;
   readonly capAnnotation: string;
   readonly dry?: boolean;
+  /** The ramp, when the run ramps; the concurrency part then reads `<from>→<to>`. */
+  readonly ramp?: PlanRamp | null;
+  /** Machine sandbox budgets below G (MSB-7), in the order to show. */
+  readonly machineBudgets?: readonly { readonly provider: string; readonly limit: number }[];
 }
 
-/** The PLAN panel (OUT-H5), unboxed. */
-export function planLines(info: PlanInfo): string[] {
+/** The PLAN panel (OUT-H5, OUT-1, OUT-2). */
+export function planPanel(info: PlanInfo): BoxPanel {
   const { plan } = info;
   const capped = plan.experiments
     .filter((e) => e.maxConcurrency !== null)
     .map((e) => ` · ${e.id} ≤${e.maxConcurrency}`)
     .join("");
-  const lines = [
-    info.dry ? "PLAN (dry run)" : "PLAN",
-    `  ${plural(plan.total, "attempt")} · ${plural(plan.evalCount, "eval")} × ${
+  const budgets = (info.machineBudgets ?? [])
+    .map((b) => ` · ${b.provider} sandboxes ≤${b.limit} on this host`)
+    .join("");
+  const body = [
+    `${plural(plan.total, "attempt")} · ${plural(plan.evalCount, "eval")} × ${
       plural(plan.experiments.length, "config")
-    } · concurrency ${info.cap} (${info.capAnnotation})${capped}`,
+    } · ${concurrencyText(info)}${capped}${budgets}`,
   ];
   if (plan.reused > 0) {
-    lines.push(`  ${plan.reused} of ${plan.total} carried in from cache · ${plan.toRun} to run`);
+    body.push(`${plan.reused} of ${plan.total} carried in from cache · ${plan.toRun} to run`);
   }
-  return lines;
+  return { title: info.dry ? "PLAN (dry run)" : "PLAN", note: null, body };
+}
+
+function concurrencyText(info: PlanInfo): string {
+  const { ramp } = info;
+  if (!ramp) return `concurrency ${info.cap} (${info.capAnnotation})`;
+  const held = ramp.held === null ? "" : ` · ramp held: ${ramp.held}`;
+  return `concurrency ${ramp.from}→${ramp.to} (ramp from ${ramp.source})${held}`;
+}
+
+/** The PLAN panel as lines; unboxed unless `layout` says otherwise. */
+export function planLines(info: PlanInfo, layout: BoxLayout = UNBOXED): string[] {
+  return panelsLines([planPanel(info)], layout);
 }
 
 /** `criterion · expected e · received r[ · reason]` of one failing assertion. */
@@ -69,25 +98,44 @@ export function attemptLines(result: AttemptResult, locator: string): string[] {
   return [];
 }
 
-/** Headline, RESULTS, FAILURES and NEXT (OUT-H11 … OUT-H15), unboxed. */
-export function endLines(
-  summary: RunSummary,
-  options: {
-    plan: Plan;
-    wallMs: number;
-    runIds: readonly string[];
-    positionals: readonly string[];
-  },
-): string[] {
+/** What the end panels need besides the summary. */
+export interface EndOptions {
+  readonly plan: Plan;
+  readonly wallMs: number;
+  readonly runIds: readonly string[];
+  readonly positionals: readonly string[];
+  /** Layout of {@link endLines}; unboxed when absent. */
+  readonly layout?: BoxLayout;
+}
+
+/** Headline, RESULTS, FAILURES (only when something failed or errored) and NEXT (OUT-H11). */
+export function endPanels(summary: RunSummary, options: EndOptions): BoxPanel[] {
+  const failures = failuresPanel(summary);
   return [
-    ...headlineLines(summary, options.wallMs),
-    ...resultsLines(summary, options.plan),
-    ...failuresLines(summary),
-    ...nextLines(summary, options.runIds, options.positionals),
+    headlinePanel(summary, options.wallMs),
+    resultsPanel(summary, options.plan),
+    ...(failures ? [failures] : []),
+    nextPanel(summary, options.runIds, options.positionals),
   ];
 }
 
-function headlineLines(summary: RunSummary, wallMs: number): string[] {
+/** The end panels as lines; unboxed unless `options.layout` says otherwise. */
+export function endLines(summary: RunSummary, options: EndOptions): string[] {
+  return panelsLines(endPanels(summary, options), options.layout ?? UNBOXED);
+}
+
+const HEADLINE_TONE: Readonly<Record<Headline, "good" | "bad" | "warn">> = {
+  INTERRUPTED: "warn",
+  ERRORED: "bad",
+  INCOMPLETE: "warn",
+  FAILED: "bad",
+  PASSED: "good",
+  SCORED: "good",
+  COMPLETED: "good",
+};
+
+/** The headline panel (OUT-H12). */
+function headlinePanel(summary: RunSummary, wallMs: number): BoxPanel {
   const c = summary.counts;
   const parts = summary.hasPass && summary.hasScore
     ? [`${c.passed} passed`, `${c.failed} failed`, `${c.scored} scored`, `${c.errored} errored`]
@@ -97,39 +145,38 @@ function headlineLines(summary: RunSummary, wallMs: number): string[] {
   if (summary.hasPass && c.skipped > 0) parts.push(`${c.skipped} skipped`);
   if (c.unstarted > 0) parts.push(`${c.unstarted} unstarted`);
   if (c.interrupted > 0) parts.push(`${c.interrupted} interrupted`);
-  const lines = [
-    `${summary.headline}  ${formatDuration(wallMs)}`,
-    `  ${parts.join(" · ")}  (${c.reused} reused)`,
-  ];
-  const executed = summary.rows.some((r) => r.state === "executed");
-  if (executed) {
-    lines.push(
-      `  ${formatTokens(summary.newTokens)} new tok${
-        summary.costUSD !== null ? ` · ${formatCost(summary.costUSD)}` : ""
-      }`,
-    );
+  const body = [`${parts.join(" · ")}  (${c.reused} reused)`];
+  if (summary.rows.some((r) => r.state === "executed")) {
+    const cost = summary.costUSD !== null ? ` · ${formatCost(summary.costUSD)}` : "";
+    body.push(`${formatTokens(summary.newTokens)} new tok${cost}`);
   }
-  return lines;
+  return {
+    title: summary.headline,
+    note: formatDuration(wallMs),
+    body,
+    tone: HEADLINE_TONE[summary.headline],
+  };
 }
 
-function resultsLines(summary: RunSummary, plan: Plan): string[] {
-  const lines = [`RESULTS  ${plural(plan.experiments.length, "experiment")}`];
+/** RESULTS (OUT-H13): at most 5 experiments, at most 20 evals each. */
+function resultsPanel(summary: RunSummary, plan: Plan): BoxPanel {
+  const body: string[] = [];
   for (const experiment of plan.experiments.slice(0, 5)) {
-    lines.push(`  ${experiment.id}`);
-    const evals = experiment.evals;
-    const width = Math.max(...evals.slice(0, 20).map((e) => e.id.length));
-    for (const e of evals.slice(0, 20)) {
+    body.push(experiment.id);
+    const evals = experiment.evals.slice(0, 20);
+    const width = Math.max(...evals.map((e) => textWidth(e.id)));
+    for (const e of evals) {
       const rows = summary.rows.filter((r) =>
         r.slot.experimentIndex === experiment.index && r.slot.evalId === e.id
       );
-      lines.push(`    ${e.id.padEnd(width)}  ${evalResultText(rows)}`);
+      body.push(`  ${padWidth(e.id, width)}  ${evalResultText(rows)}`);
     }
-    if (evals.length > 20) lines.push(`    … ${evals.length - 20} more evals`);
+    if (experiment.evals.length > 20) body.push(`  … ${experiment.evals.length - 20} more evals`);
   }
   if (plan.experiments.length > 5) {
-    lines.push(`  … ${plan.experiments.length - 5} more experiments · niceeval show`);
+    body.push(`… ${plan.experiments.length - 5} more experiments · niceeval show`);
   }
-  return lines;
+  return { title: "RESULTS", note: plural(plan.experiments.length, "experiment"), body };
 }
 
 /** The RESULTS wording of one (experiment, eval) (OUT-H13). */
@@ -137,7 +184,8 @@ export function evalResultText(rows: readonly SlotReport[]): string {
   const count = (pred: (r: SlotReport) => boolean) => rows.filter(pred).length;
   const notNeeded = count((r) => r.reason === "early-exit" && r.verdict === null);
   const n = rows.length - notNeeded;
-  const gaps = rows.filter(isGap);
+  // An Attempt interrupted while it ran is an interrupted slot too (STOP-6).
+  const gaps = rows.filter((r) => isGap(r) || r.verdict === "interrupted");
   const tail: string[] = [];
   const failed = count((r) => r.verdict === "failed");
   const errored = count((r) => r.verdict === "errored");
@@ -156,17 +204,21 @@ export function evalResultText(rows: readonly SlotReport[]): string {
   if (errored > 0) tail.push(`${errored} errored`);
   if (skipped > 0) tail.push(`${skipped} skipped`);
   if (gaps.length > 0) {
-    tail.push(`${gaps.length} not run (${[...new Set(gaps.map((g) => g.reason))].join(", ")})`);
+    const reasons = new Set(
+      gaps.map((g) => g.verdict === "interrupted" ? "interrupted" : g.reason),
+    );
+    tail.push(`${gaps.length} not run (${[...reasons].join(", ")})`);
   }
   if (notNeeded > 0) tail.push(`${notNeeded} not needed (early exit)`);
   return [head, ...tail].join(" · ");
 }
 
-function failuresLines(summary: RunSummary): string[] {
+/** FAILURES (OUT-H14), or null when nothing failed or errored. */
+function failuresPanel(summary: RunSummary): BoxPanel | null {
   const failed = summary.rows.filter((r) => r.verdict === "failed");
   const errored = summary.rows.filter((r) => r.verdict === "errored");
-  if (failed.length === 0 && errored.length === 0) return [];
-  const lines = [`FAILURES  ${failed.length} failed · ${errored.length} errored`];
+  if (failed.length === 0 && errored.length === 0) return null;
+  const body: string[] = [];
   const groups = new Map<string, { reason: string | null; rows: SlotReport[] }>();
   for (const row of failed) {
     const first = row.result ? firstFailure(row.result) : undefined;
@@ -176,52 +228,44 @@ function failuresLines(summary: RunSummary): string[] {
     groups.set(shape, group);
   }
   for (const [shape, group] of [...groups].slice(0, 5)) {
-    lines.push(`  ${shape}  (${group.rows.length}×)`);
-    if (group.reason) lines.push(`    reason: ${oneLine(group.reason)}`);
+    body.push(`${shape}  (${group.rows.length}×)`);
+    if (group.reason) body.push(`  reason: ${oneLine(group.reason)}`);
     for (const row of group.rows.slice(0, 3)) {
-      lines.push(
-        `    ✗ ${
-          row.locator ?? "—"
-        }  ${row.slot.experimentId}  ${row.slot.evalId}#${row.slot.ordinal}`,
-      );
+      const { experimentId, evalId, ordinal } = row.slot;
+      body.push(`  ✗ ${row.locator ?? "—"}  ${experimentId}  ${evalId}#${ordinal}`);
     }
-    if (group.rows.length > 3) lines.push(`    … ${group.rows.length - 3} more`);
+    if (group.rows.length > 3) body.push(`  … ${group.rows.length - 3} more`);
   }
   for (const row of errored.slice(0, 10)) {
     const code = row.result?.error?.code ?? row.reason ?? "errored";
     const message = row.result?.error?.message ?? row.message ?? "";
-    if (row.locator) {
-      lines.push(
-        `  ✗ ${row.locator}  ${row.slot.experimentId}  ${row.slot.evalId}#${row.slot.ordinal}`,
-      );
-      lines.push(`    error ${code}: ${oneLine(message)}`);
-      lines.push(`    details: niceeval show ${row.locator}`);
-    } else {
-      lines.push(`  ✗ ${row.slot.experimentId}  ${row.slot.evalId}#${row.slot.ordinal}`);
-      lines.push(`    error ${code}: ${oneLine(message)}`);
-    }
+    const { experimentId, evalId, ordinal } = row.slot;
+    body.push(`✗ ${row.locator ? `${row.locator}  ` : ""}${experimentId}  ${evalId}#${ordinal}`);
+    body.push(`  error ${code}: ${oneLine(message)}`);
+    if (row.locator) body.push(`  details: niceeval show ${row.locator}`);
   }
-  return lines;
+  return { title: "FAILURES", note: `${failed.length} failed · ${errored.length} errored`, body };
 }
 
-function nextLines(
+/** NEXT (OUT-H15). */
+function nextPanel(
   summary: RunSummary,
   runIds: readonly string[],
   positionals: readonly string[],
-): string[] {
-  const lines = ["NEXT"];
-  if (runIds.length === 1) lines.push(`  niceeval show --run ${runIds[0]}`);
+): BoxPanel {
+  const body: string[] = [];
+  if (runIds.length === 1) body.push(`niceeval show --run ${runIds[0]}`);
   else {
-    lines.push("  niceeval show");
-    for (const id of runIds.slice(0, 3)) lines.push(`  niceeval show --run ${id}`);
+    body.push("niceeval show");
+    for (const id of runIds.slice(0, 3)) body.push(`niceeval show --run ${id}`);
   }
   const exp = ["niceeval exp", ...positionals].join(" ");
-  if (summary.counts.failed > 0 || summary.counts.errored > 0) lines.push(`  ${exp} --rerun`);
+  if (summary.counts.failed > 0 || summary.counts.errored > 0) body.push(`${exp} --rerun`);
   if (summary.rows.some((r) => r.reason === "budget-exhausted")) {
-    lines.push(`  ${exp} --budget <usd>`);
+    body.push(`${exp} --budget <usd>`);
   }
-  if (summary.headline === "INTERRUPTED") lines.push(`  ${exp}`);
-  return lines;
+  if (summary.headline === "INTERRUPTED") body.push(exp);
+  return { title: "NEXT", note: null, body };
 }
 
 /** A JSON value as shown in human output: strings bare, everything else as JSON. */

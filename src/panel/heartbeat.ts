@@ -1,0 +1,51 @@
+/**
+ * The heartbeat of append-only output (OUT-H16, NDJSON `progress` of OUT-J2): something is said
+ * after 30 s without any output line, and again after each further 30 s of silence.
+ */
+import { type Clock, formatDuration, type TimerHandle } from "../_shared/mod.ts";
+import { countersLine } from "./counters.ts";
+import type { PanelState } from "./state.ts";
+
+/** Silence after which a heartbeat is due (OUT-H16, OUT-J2). */
+export const HEARTBEAT_SILENCE_MS = 30_000;
+
+/** Calls `onSilence` whenever `periodMs` pass without {@link SilenceTimer.touch}. */
+export class SilenceTimer {
+  readonly #clock: Clock;
+  readonly #periodMs: number;
+  readonly #onSilence: () => void;
+  #timer: TimerHandle | undefined;
+  #stopped = false;
+
+  constructor(clock: Clock, options: { periodMs?: number; onSilence: () => void }) {
+    this.#clock = clock;
+    this.#periodMs = options.periodMs ?? HEARTBEAT_SILENCE_MS;
+    this.#onSilence = options.onSilence;
+  }
+
+  /** Something was output: the silence starts again now. */
+  touch(): void {
+    if (this.#stopped) return;
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timer = this.#clock.setTimeout(() => this.#fire(), this.#periodMs);
+  }
+
+  /** Cancels the timer for good; later touches do nothing. */
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    this.#onSilence();
+    // The beat itself is output: the next one is due after another full period of silence.
+    this.touch();
+  }
+}
+
+/** `… <elapsed> · <counters>` (OUT-H16). */
+export function heartbeatLine(state: PanelState, now: number): string {
+  return `… ${formatDuration(now - state.start.startedAt)} · ${countersLine(state.counters)}`;
+}

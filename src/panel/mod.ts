@@ -1,0 +1,26 @@
+/**
+ * @module panel
+ * Owns the live terminal of `exp` (cli.md §5.3, §5.6; scheduling.md §9, §25): a reducer that folds
+ * run events into panel state (counters, ACTIVE rows, cost), a pure renderer of that state for a
+ * width and a time, the live writer that owns the redraw timers and the cursor, the heartbeat of
+ * append-only output, and the choice between live and plain mode. It learns everything from
+ * `RunEvent`s; it never schedules, writes the Record or prints permanent panels.
+ */
+export { createPanelState } from "./state.ts";
+export type {
+  AttemptRow,
+  BackoffView,
+  Counters,
+  PanelStart,
+  PanelState,
+  ScopeRow,
+} from "./state.ts";
+export { reducePanel } from "./reduce.ts";
+export { counterItems, countersBalanced, countersLine } from "./counters.ts";
+export { MAX_ACTIVE_ROWS, NARROW_ROW_WIDTH, renderPanel } from "./render.ts";
+export type { RenderOptions } from "./render.ts";
+export { FRAME_MS, LiveWriter, TICK_MS } from "./live_writer.ts";
+export type { LiveWriterOptions, PanelSink } from "./live_writer.ts";
+export { HEARTBEAT_SILENCE_MS, heartbeatLine, SilenceTimer } from "./heartbeat.ts";
+export { DEFAULT_WIDTH, humanMode } from "./mode.ts";
+export type { HumanMode, TerminalFacts } from "./mode.ts";

@@ -1,0 +1,132 @@
+/**
+ * The panel reducer: folds one run event into a new {@link PanelState} (RUN-1 … RUN-3, OUT-3,
+ * OUT-4, RETRY-4). Pure: the input state is never changed.
+ */
+import type { AttemptVerdict, RunEvent } from "../_shared/mod.ts";
+import type { AttemptRow, Counters, PanelState, ScopeRow } from "./state.ts";
+
+/** Which counter a settled verdict moves to; interrupted Attempts count as skipped (INT-1). */
+const VERDICT_COUNTER: Readonly<Record<AttemptVerdict, keyof Counters>> = {
+  passed: "passed",
+  scored: "passed",
+  failed: "failed",
+  errored: "errored",
+  skipped: "skipped",
+  interrupted: "skipped",
+};
+
+/** Returns the state after `event`. */
+export function reducePanel(state: PanelState, event: RunEvent): PanelState {
+  switch (event.type) {
+    case "attempt_start":
+      return startAttempt(state, {
+        position: event.slot.position,
+        evalId: event.slot.evalId,
+        experimentId: event.slot.experimentId,
+        ordinal: event.slot.ordinal,
+        startedAt: event.at,
+        activity: "",
+        backoff: null,
+      });
+    case "attempt_end":
+      return endAttempt(state, event.slot.position, event.result);
+    case "activity":
+      return updateRow(state, event.slot.position, (row) => ({ ...row, activity: event.text }));
+    case "backoff":
+      return backoff(state, event);
+    case "not_dispatched":
+      return { ...state, counters: move(state.counters, "queued", "skipped") };
+    case "slot_errored":
+      return { ...state, counters: move(state.counters, "queued", "errored") };
+    case "experiment_setup":
+    case "experiment_teardown":
+      return hook(state, event);
+    case "hook_progress": {
+      const key = `${event.hook}:${event.experimentId}`;
+      const scopeRows = state.scopeRows.map((r) =>
+        r.key === key ? { ...r, detail: event.text } : r
+      );
+      return { ...state, scopeRows };
+    }
+    case "interrupted":
+      return { ...state, interrupted: true };
+    case "diagnostic":
+      return state;
+  }
+}
+
+function startAttempt(state: PanelState, row: AttemptRow): PanelState {
+  const rows = [...state.attemptRows];
+  const hole = rows.indexOf(null);
+  if (hole >= 0) rows[hole] = row;
+  else rows.push(row);
+  return { ...state, attemptRows: rows, counters: move(state.counters, "queued", "running") };
+}
+
+function endAttempt(
+  state: PanelState,
+  position: number,
+  result: Extract<RunEvent, { type: "attempt_end" }>["result"],
+): PanelState {
+  const index = state.attemptRows.findIndex((r) => r?.position === position);
+  const row = state.attemptRows[index];
+  const rows = [...state.attemptRows];
+  if (index >= 0) rows[index] = null;
+  while (rows.length > 0 && rows[rows.length - 1] === null) rows.pop();
+  let counters = move(state.counters, "running", VERDICT_COUNTER[result.verdict]);
+  // A backoff cut short (deadline, interrupt) stays counted until the Attempt settles (RUN-2).
+  if (row?.backoff) counters = { ...counters, backoff: counters.backoff - 1 };
+  const costUSD = result.estimatedCostUSD === null
+    ? state.costUSD
+    : (state.costUSD ?? 0) + result.estimatedCostUSD;
+  return { ...state, attemptRows: rows, counters, costUSD };
+}
+
+function backoff(state: PanelState, e: Extract<RunEvent, { type: "backoff" }>): PanelState {
+  const row = state.attemptRows.find((r) => r?.position === e.slot.position);
+  if (!row) return state;
+  if (e.state === "sleeping") {
+    const view = {
+      reason: e.reason,
+      retry: e.retry,
+      maxRetries: e.maxRetries,
+      until: e.at + e.delayMs,
+    };
+    const next = updateRow(state, e.slot.position, (r) => ({ ...r, backoff: view }));
+    const delta = row.backoff ? 0 : 1;
+    return { ...next, counters: { ...next.counters, backoff: next.counters.backoff + delta } };
+  }
+  if (!row.backoff) return state;
+  const next = updateRow(state, e.slot.position, (r) => ({ ...r, backoff: null }));
+  return { ...next, counters: { ...next.counters, backoff: next.counters.backoff - 1 } };
+}
+
+function hook(
+  state: PanelState,
+  e: Extract<RunEvent, { type: "experiment_setup" | "experiment_teardown" }>,
+): PanelState {
+  const name = e.type === "experiment_setup" ? "setup" : "teardown";
+  const key = `${name}:${e.experimentId}`;
+  const others = state.scopeRows.filter((r) => r.key !== key);
+  if (e.status !== "started") return { ...state, scopeRows: others };
+  const row: ScopeRow = {
+    key,
+    text: `experiment ${name} · ${e.experimentId}`,
+    since: e.at,
+    detail: "",
+  };
+  return { ...state, scopeRows: [...others, row] };
+}
+
+function updateRow(
+  state: PanelState,
+  position: number,
+  change: (row: AttemptRow) => AttemptRow,
+): PanelState {
+  const attemptRows = state.attemptRows.map((r) => r?.position === position ? change(r) : r);
+  return { ...state, attemptRows };
+}
+
+function move(counters: Counters, from: keyof Counters, to: keyof Counters): Counters {
+  return { ...counters, [from]: counters[from] - 1, [to]: counters[to] + 1 };
+}

@@ -1,0 +1,214 @@
+/**
+ * The terminal experience of the real CLI (cli.md §5): the day-one example under a real
+ * pseudo-terminal (`script` from util-linux) in live mode, Ctrl+C restoring the terminal, and plain
+ * mode output that is stable and diffable.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { childEnv, MOD, REPO, type TempProject, tempProject } from "../_helpers/cli.ts";
+
+const EXAMPLE = join(REPO, "examples", "keyless");
+const COLUMNS = 100;
+const ROWS = 30;
+const HIDE = "\x1b[?25l";
+const SHOW = "\x1b[?25h";
+// deno-lint-ignore no-control-regex
+const ESCAPE_REGEXP = /\x1b\[[0-9;?]*[A-Za-z]/g;
+/** One control sequence, one other escape, or one printable code point. */
+// deno-lint-ignore no-control-regex
+const TOKEN_REGEXP = /\x1b\[[0-9;?]*[A-Za-z]|\x1b.|[^\x1b]/gsu;
+
+async function hasScript(): Promise<boolean> {
+  try {
+    const { success } = await new Deno.Command("script", {
+      args: ["--version"],
+      stdout: "null",
+      stderr: "null",
+    })
+      .output();
+    return success;
+  } catch {
+    return false;
+  }
+}
+
+const SCRIPT = await hasScript();
+
+/** A CLI child on a pseudo-terminal of COLUMNS × ROWS; `output` grows as the terminal prints. */
+interface PtyRun {
+  /** Everything the terminal received so far. */
+  output(): string;
+  /** Resolves once `output()` satisfies `until`; rejects after `timeoutMs`. */
+  waitFor(until: (text: string) => boolean, timeoutMs?: number): Promise<void>;
+  /** Types into the terminal (`\x03` is Ctrl+C). */
+  type(text: string): Promise<void>;
+  /** Waits for the exit; returns the CLI's exit code. */
+  exit(): Promise<number>;
+}
+
+function quote(arg: string): string {
+  return `'${arg.replaceAll("'", `'"'"'`)}'`;
+}
+
+function ptyRun(p: TempProject, args: readonly string[]): PtyRun {
+  const cli = [Deno.execPath(), "run", "-A", "--frozen", MOD, ...args].map(quote).join(" ");
+  const child = new Deno.Command("script", {
+    args: ["-qefc", `stty cols ${COLUMNS} rows ${ROWS}; exec ${cli}`, "/dev/null"],
+    cwd: p.dir,
+    // A terminal with colour: no CI, NO_COLOR empty (unset).
+    env: childEnv(p.stateDir, { TERM: "xterm-256color", NO_COLOR: "" }),
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stdin = child.stdin.getWriter();
+  let text = "";
+  const decoder = new TextDecoder();
+  const reading = (async () => {
+    for await (const chunk of child.stdout) text += decoder.decode(chunk, { stream: true });
+  })();
+  const errors = new Response(child.stderr).text();
+  return {
+    output: () => text,
+    waitFor: async (until, timeoutMs = 30_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!until(text)) {
+        if (Date.now() > deadline) {
+          throw new Error(`terminal never showed it; screen:\n${screen(text)}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    type: (keys) => stdin.write(new TextEncoder().encode(keys)),
+    exit: async () => {
+      const status = await child.status;
+      await stdin.close().catch(() => undefined);
+      await reading;
+      assert.equal(await errors, "", "script itself reported nothing");
+      return status.code;
+    },
+  };
+}
+
+/**
+ * What a terminal shows after `raw`: printable text, CR/LF, and the sequences niceeval and the
+ * terminal use (cursor up, column, erase line, erase down); colours are ignored.
+ */
+function screen(raw: string): string {
+  const lines: string[][] = [[]];
+  let row = 0;
+  let col = 0;
+  const line = () => (lines[row] ??= []);
+  const tokens = raw.match(TOKEN_REGEXP) ?? [];
+  for (const token of tokens) {
+    if (token === "\r") col = 0;
+    else if (token === "\n") row++;
+    else if (token.startsWith("\x1b[")) {
+      const n = Number.parseInt(token.slice(2), 10);
+      const op = token.at(-1);
+      if (op === "A") row = Math.max(0, row - (Number.isNaN(n) ? 1 : n));
+      else if (op === "G") col = Number.isNaN(n) || n === 0 ? 0 : n - 1;
+      else if (op === "K") lines[row] = [];
+      else if (op === "J") {
+        lines[row] = line().slice(0, col);
+        lines.length = row + 1;
+      }
+    } else if (!token.startsWith("\x1b")) {
+      line()[col++] = token;
+    }
+  }
+  return lines.map((cells) => Array.from(cells, (c) => c ?? " ").join("").trimEnd()).join("\n")
+    .trimEnd();
+}
+
+function cursorShown(raw: string): boolean {
+  return raw.lastIndexOf(SHOW) > raw.lastIndexOf(HIDE);
+}
+
+Deno.test({
+  name:
+    "niceeval exp: the example under a pseudo-terminal shows the PLAN box, the live counters and the headline, then restores the cursor exits 0",
+  ignore: !SCRIPT,
+  fn: async () => {
+    await using p = await tempProject(EXAMPLE);
+    const run = ptyRun(p, ["exp", "local"]);
+    const code = await run.exit();
+    const raw = run.output();
+    const final = screen(raw);
+    assert.equal(code, 0, final);
+    assert.ok(raw.includes(HIDE), "the panel hid the cursor while it was up");
+    assert.ok(cursorShown(raw), "the cursor is shown at the end");
+    const plain = raw.replace(ESCAPE_REGEXP, "");
+    assert.match(
+      plain,
+      /│ 4 total · 0 reused · \d running · \d queued · \d passed · 0 failed · 0 errored · 0 skipped +│/,
+    );
+    assert.match(
+      final,
+      /^╭─ PLAN ─+╮\n│ 4 attempts · 4 evals × 1 config · concurrency 4 \(from config\) +│\n╰─+╯\n/,
+    );
+    assert.match(
+      final,
+      /\n╭─ PASSED ─+ \d+\.\ds ─╮\n│ 4 passed · 0 failed · 0 errored {2}\(0 reused\) +│\n/,
+    );
+    assert.match(final, /\n│ {3}tool\/weather {2}1\/1 passed +│\n/);
+    assert.ok(
+      !final.includes("niceeval exp local"),
+      `the live panel was erased for good:\n${final}`,
+    );
+    assert.ok(
+      final.split("\n").every((l) => [...l].length <= COLUMNS),
+      "nothing is wider than the terminal",
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "niceeval exp: Ctrl+C under a pseudo-terminal shows the cleanup, ends INTERRUPTED and restores the cursor exits 130",
+  ignore: !SCRIPT,
+  fn: async () => {
+    await using p = await tempProject("slow_project");
+    const run = ptyRun(p, ["exp"]);
+    await run.waitFor((text) => text.includes("running eval"));
+    await run.type("\x03");
+    const code = await run.exit();
+    const raw = run.output();
+    const final = screen(raw);
+    assert.equal(code, 130, final);
+    assert.ok(cursorShown(raw), "the cursor is shown after Ctrl+C");
+    assert.match(final, /\n! interrupted — cleaning up \(Ctrl\+C again forces exit\)\n/);
+    assert.match(final, /\n╭─ INTERRUPTED ─+ \d+\.\ds ─╮\n/);
+    assert.match(final, /\n│ niceeval exp +│\n╰─+╯$/, "NEXT suggests running again");
+  },
+});
+
+/** Plain output of `exp` on a fresh copy of the example, with ids and durations masked. */
+async function plainRun(): Promise<{ code: number; text: string; masked: string }> {
+  await using p = await tempProject(EXAMPLE);
+  const r = await p.run(["exp"], { env: { CI: "1", NO_COLOR: "" } });
+  assert.equal(r.stderr, "");
+  const masked = r.stdout
+    .replace(/@1[0-9A-Z]{12}/g, "@LOCATOR")
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "RUN-ID")
+    .replace(/ {2}\d+(\.\d)?s\n/g, "  DURATION\n");
+  return { code: r.code, text: r.stdout, masked };
+}
+
+Deno.test("niceeval exp: plain mode (CI) output of the example is append-only text that diffs cleanly between runs exits 1", async () => {
+  const first = await plainRun();
+  const second = await plainRun();
+  assert.equal(first.code, 1);
+  assert.ok(!first.text.includes("\x1b"), "no ANSI sequences");
+  assert.ok(!first.text.includes("\r"), "no carriage returns");
+  assert.equal(first.masked, second.masked);
+  assert.match(
+    first.masked,
+    /^PLAN\n {2}6 attempts · 6 evals × 3 configs · concurrency 4 \(from config\)\n✗ deliberate-fail\/broken {2}checks\/fail#0 {2}failed {2}@LOCATOR\n/,
+  );
+  assert.match(
+    first.masked,
+    /\nFAILED {2}DURATION\n {2}4 passed · 1 failed · 1 scored · 0 errored {2}\(0 reused\)\n/,
+  );
+});
