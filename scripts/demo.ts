@@ -20,7 +20,7 @@ const steps: { args: string[]; expect: number; why: string }[] = [
   { args: ["show"], expect: 0, why: "render the project's current results" },
 ];
 
-const env = { ...Deno.env.toObject(), CI: "1", NICEEVAL_STATE_DIR: join(dir, ".state") };
+const env = { ...Deno.env.toObject(), NICEEVAL_STATE_DIR: join(dir, ".state") };
 let ok = true;
 say(`niceeval demo in ${dir}\n`);
 for (const step of steps) {

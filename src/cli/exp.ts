@@ -8,6 +8,7 @@ import { abandonedResult, createAttemptRunner } from "../attempt/mod.ts";
 import { RecordWriter } from "../record/mod.ts";
 import { dryDocument, dryLines, planLines } from "../report/mod.ts";
 import { runPlan } from "../scheduler/mod.ts";
+import { humanMode } from "../panel/mod.ts";
 import { isoTime } from "../_shared/mod.ts";
 import { lockRecordRoot, stateDirOf } from "../coordination/mod.ts";
 import type { ExpOptions } from "./exp_options.ts";
@@ -72,7 +73,10 @@ function printDry(
     return 0;
   }
   const lines = [
-    ...planLines({ plan, cap: cap.cap, capAnnotation: planned.capAnnotation, dry: true }),
+    ...planLines(
+      { plan, cap: cap.cap, capAnnotation: planned.capAnnotation, dry: true },
+      terminalLayout(io),
+    ),
     ...dryLines(plan),
   ];
   io.stdout.write(lines.join("\n") + "\n");
@@ -87,7 +91,6 @@ async function execute(io: Io, inv: Invocation): Promise<number> {
     inv.output.writeFailure(error);
     stop.abort(error);
   };
-  await writer.begin(inv.runSpecs);
   const emit = (event: RunEvent) => {
     writer.handle(event);
     inv.output.event(event);
@@ -101,6 +104,7 @@ async function execute(io: Io, inv: Invocation): Promise<number> {
   io.interrupt.addEventListener("abort", onInterrupt, { once: true });
   if (io.interrupt.aborted) onInterrupt();
   try {
+    await writer.begin(inv.runSpecs);
     const work = runPlan(
       inv.planned.plan,
       createAttemptRunner({
@@ -142,4 +146,15 @@ function untilAborted(signal: AbortSignal): Promise<typeof FORCED> {
     if (signal.aborted) resolve(FORCED);
     else signal.addEventListener("abort", () => resolve(FORCED), { once: true });
   });
+}
+
+/** Boxed or unboxed permanent output for this terminal (OUT-H2). */
+function terminalLayout(io: Io): { boxed: boolean; width: number; color: boolean } {
+  const mode = humanMode({
+    env: io.env,
+    stdoutIsTerminal: io.stdout.isTerminal,
+    stderrIsTerminal: io.stderr.isTerminal,
+    stdoutColumns: io.stdout.columns(),
+  });
+  return { boxed: mode.boxed, width: mode.width, color: mode.color };
 }
