@@ -1,12 +1,54 @@
 /**
  * @module
- * `niceeval/sandbox`: sandbox layers for sandbox agents. This release has no sandbox provider yet;
- * the entry exposes the layer type that eval and experiment options accept.
+ * `niceeval/sandbox`: sandbox layers for sandbox agents. A template layer chooses the provider
+ * (`localSandbox`, or a custom one made with `defineSandbox`); `sandboxLayer` adds a fixture, hooks
+ * and prepare steps without choosing one. Layers go into the `sandbox` option of an Experiment,
+ * Eval or Eval group; the test body reaches the sandbox through `t.sandbox`.
  *
  * @example
  * ```ts
- * import type { SandboxLayer } from "niceeval/sandbox";
- * const none: SandboxLayer | undefined = undefined;
+ * import { localSandbox, sandboxLayer } from "niceeval/sandbox";
+ * export const template = localSandbox({ fixture: "./fixture" });
+ * export const layer = sandboxLayer().prepare("git init -q", ["touch", "notes.md"]);
  * ```
  */
-export type { SandboxLayer } from "../discovery/mod.ts";
+export { defineSandbox, localSandbox, sandboxLayer } from "../sandbox/mod.ts";
+export type { DefineSandboxOptions, LocalSandboxOptions } from "../sandbox/mod.ts";
+export {
+  SandboxAbortedError,
+  SandboxCommandError,
+  SandboxConfigError,
+  SandboxError,
+  SandboxFileNotFoundError,
+  SandboxPathError,
+  SandboxRetiredError,
+  SandboxTimeoutError,
+  SandboxUnsupportedError,
+} from "../sandbox/mod.ts";
+export type {
+  CommandOptions,
+  CommandResult,
+  CreateContext,
+  CreateErrorClass,
+  EvalSandbox,
+  ExecCommand,
+  ExecOptions,
+  ExecResult,
+  HookContext,
+  LayerCommon,
+  Lifetime,
+  OutputChunk,
+  OwnedInstance,
+  OwnerStamp,
+  PrepareContext,
+  PrepareStep,
+  ProviderScheduling,
+  SandboxCapabilities,
+  SandboxDiagnostic,
+  SandboxHandle,
+  SandboxHook,
+  SandboxLayer,
+  SandboxOps,
+  SandboxProvider,
+  TransferOptions,
+} from "../sandbox/mod.ts";

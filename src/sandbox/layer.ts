@@ -1,0 +1,285 @@
+/**
+ * Layer factories of `niceeval/sandbox` (sandboxes.md §1.2–§1.3): `localSandbox`, `defineSandbox`
+ * and `sandboxLayer`, plus the plan-time path check and hook identities. Factories validate
+ * synchronously and throw {@link SandboxConfigError}; they do no I/O.
+ */
+import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { closest, isPlainObject, sha256Hex } from "../_shared/mod.ts";
+import { SandboxConfigError } from "./errors.ts";
+import {
+  type CustomSandboxDefinition,
+  type LayerState,
+  layerState,
+  makeLayer,
+} from "./_layer_state.ts";
+import type {
+  CreateContext,
+  CreateErrorClass,
+  LayerCommon,
+  SandboxHandle,
+  SandboxLayer,
+} from "./types.ts";
+
+/** Names that `defineSandbox` may not take. */
+export const BUILTIN_PROVIDER_NAMES: readonly string[] = ["local", "docker", "e2b", "vercel"];
+
+const CUSTOM_NAME_REGEXP = /^[a-z][a-z0-9-]{0,31}$/;
+const ENV_NAME_REGEXP = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const FRAME_URL_REGEXP = /((?:file|https?|jsr|npm|data):[^\s()]+?):\d+:\d+\)?\s*$/;
+/** niceeval's own `src/` directory: frames inside it are never the declaring file. */
+const SRC_URL = new URL("../", import.meta.url).href;
+
+/** Options of {@link localSandbox}. */
+export interface LocalSandboxOptions extends LayerCommon {
+  /** Host variables copied into every command's environment (names only). */
+  passEnv?: readonly string[];
+}
+
+/** Options of {@link defineSandbox}. */
+export interface DefineSandboxOptions extends LayerCommon {
+  /** `/^[a-z][a-z0-9-]{0,31}$/`, not a built-in provider name. */
+  name: string;
+  /** Creates one physical sandbox stamped with `ctx.owner`. */
+  create(ctx: CreateContext): Promise<SandboxHandle>;
+  /** @default {5} */
+  recommendedConcurrency?: number;
+  /** One Attempt at a time per Invocation. @default {false} */
+  exclusive?: boolean;
+  /** @default {() => "fatal"} */
+  classifyCreateError?(e: unknown): CreateErrorClass;
+}
+
+/**
+ * A template layer for the `local` provider: a private temp directory plus host subprocesses,
+ * for trusted agents only.
+ *
+ * @param o Fixture, lifetime and the host variables to pass in.
+ * @returns An immutable template layer.
+ * @throws {SandboxConfigError} When an option is unknown or invalid.
+ * @example
+ * ```ts
+ * import { localSandbox } from "niceeval/sandbox";
+ * export const sandbox = localSandbox({ passEnv: ["OPENAI_API_KEY"] }).prepare("git init -q");
+ * ```
+ */
+export function localSandbox(o?: LocalSandboxOptions): SandboxLayer {
+  const what = "localSandbox()";
+  const options = checkLayerOptions(o, ["fixture", "lifetimeMs", "passEnv"], what);
+  const spec: Record<string, unknown> = {
+    passEnv: Object.freeze(envNames(options.passEnv, what)),
+  };
+  return makeLayer(commonState("local", options, what, Object.freeze(spec)));
+}
+
+/**
+ * A template layer for a custom provider whose `create` returns a {@link SandboxHandle}.
+ *
+ * @param o The provider's name, `create` and scheduling options.
+ * @returns An immutable template layer.
+ * @throws {SandboxConfigError} When an option is unknown or invalid.
+ * @example
+ * ```ts
+ * import { defineSandbox, type SandboxHandle } from "niceeval/sandbox";
+ * declare function startVm(): Promise<SandboxHandle>;
+ * export const vm = defineSandbox({ name: "my-vm", exclusive: true, create: () => startVm() });
+ * ```
+ */
+export function defineSandbox(o: DefineSandboxOptions): SandboxLayer {
+  const what = "defineSandbox()";
+  const known = ["fixture", "lifetimeMs", "name", "create", "recommendedConcurrency"];
+  const options = checkLayerOptions(o, [...known, "exclusive", "classifyCreateError"], what);
+  const name = options.name;
+  if (typeof name !== "string" || !CUSTOM_NAME_REGEXP.test(name)) {
+    throw new SandboxConfigError("name", `${what}: name must match ${CUSTOM_NAME_REGEXP}`);
+  }
+  if (BUILTIN_PROVIDER_NAMES.includes(name)) {
+    throw new SandboxConfigError("name", `${what}: name "${name}" is a built-in provider`);
+  }
+  const custom: CustomSandboxDefinition = {
+    name,
+    create: fn(options.create, "create", what) as CustomSandboxDefinition["create"],
+    recommendedConcurrency: options.recommendedConcurrency === undefined
+      ? 5
+      : positiveInteger(options.recommendedConcurrency, "recommendedConcurrency", what),
+    exclusive: bool(options.exclusive ?? false, "exclusive", what),
+    ...(options.classifyCreateError === undefined ? {} : {
+      classifyCreateError: fn(options.classifyCreateError, "classifyCreateError", what) as (
+        e: unknown,
+      ) => CreateErrorClass,
+    }),
+  };
+  const state = commonState(name, options, what, Object.freeze({}));
+  return makeLayer({ ...state, custom: Object.freeze(custom) });
+}
+
+/**
+ * A template-less layer: fixture, hooks and prepare steps for the side that does not choose the
+ * provider.
+ *
+ * @param o The layer's fixture.
+ * @returns An immutable layer without a provider.
+ * @throws {SandboxConfigError} When an option is unknown or invalid.
+ * @example
+ * ```ts
+ * import { sandboxLayer } from "niceeval/sandbox";
+ * export const layer = sandboxLayer({ fixture: "./repo" }).prepare(["npm", "ci"]);
+ * ```
+ */
+export function sandboxLayer(o?: { fixture?: string }): SandboxLayer {
+  const options = checkLayerOptions(o, ["fixture"], "sandboxLayer()");
+  return makeLayer(commonState(undefined, options, "sandboxLayer()", Object.freeze({})));
+}
+
+/**
+ * Checks a layer's host paths against the project root (rule 7): the fixture must be an existing
+ * directory inside the root. Called at plan time, when the root is known.
+ */
+export async function checkLayerPaths(layer: SandboxLayer, projectRoot: string): Promise<void> {
+  const { fixture } = layerState(layer);
+  if (fixture === undefined) return;
+  let real: string;
+  let info: Deno.FileInfo;
+  try {
+    real = await Deno.realPath(fixture.path);
+    info = await Deno.stat(real);
+  } catch (error) {
+    throw new SandboxConfigError(
+      "fixture",
+      `Cannot use fixture "${fixture.declared}": "${fixture.path}" does not exist`,
+      { cause: error },
+    );
+  }
+  if (!info.isDirectory) {
+    throw new SandboxConfigError(
+      "fixture",
+      `Cannot use fixture "${fixture.declared}": not a directory`,
+    );
+  }
+  const root = await Deno.realPath(projectRoot);
+  if (!isInside(root, real)) {
+    throw new SandboxConfigError(
+      "fixture",
+      `Cannot use fixture "${fixture.declared}": it is outside the project root`,
+    );
+  }
+}
+
+/**
+ * Identities of a layer's setup and teardown hooks in declaration order (rule 9):
+ * `owner + "#" + index + ":" + sha256(fn.toString())`.
+ */
+export function layerHookIdentities(layer: SandboxLayer, owner: string): string[] {
+  return layerState(layer).hooks.map((hook, i) => `${owner}#${i}:${sha256Hex(hook.fn.toString())}`);
+}
+
+/** True when `path` is `root` or below it (both absolute). */
+export function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/** The URL of the first stack frame outside niceeval's own `src/`, when there is one. */
+export function callerFile(): string | undefined {
+  const lines = (new Error().stack ?? "").split("\n").slice(1);
+  for (const line of lines) {
+    const url = FRAME_URL_REGEXP.exec(line)?.[1];
+    if (url !== undefined && !url.startsWith(SRC_URL)) return url;
+  }
+  return undefined;
+}
+
+function commonState(
+  provider: string | undefined,
+  options: Record<string, unknown>,
+  what: string,
+  spec: Readonly<Record<string, unknown>>,
+): LayerState {
+  const declaringFile = callerFile();
+  const hostDir = declaringFile?.startsWith("file:")
+    ? dirname(fileURLToPath(declaringFile))
+    : undefined;
+  const state: {
+    -readonly [K in keyof LayerState]: LayerState[K];
+  } = { provider, spec, hooks: Object.freeze([]), prepare: Object.freeze([]) };
+  if (declaringFile !== undefined) state.declaringFile = declaringFile;
+  if (hostDir !== undefined) state.hostDir = hostDir;
+  if (options.lifetimeMs !== undefined) {
+    state.lifetimeMs = positiveInteger(options.lifetimeMs, "lifetimeMs", what);
+  }
+  if (options.fixture !== undefined) {
+    const declared = options.fixture;
+    if (typeof declared !== "string" || declared === "" || declared.includes("\0")) {
+      throw new SandboxConfigError("fixture", `${what}: fixture must be a non-empty path`);
+    }
+    if (!isAbsolute(declared) && hostDir === undefined) {
+      throw new SandboxConfigError(
+        "fixture",
+        `${what}: cannot resolve fixture "${declared}": the declaring file is not a local file`,
+      );
+    }
+    state.fixture = Object.freeze({ declared, path: resolve(hostDir ?? "/", declared) });
+  }
+  return state;
+}
+
+function checkLayerOptions(
+  o: unknown,
+  known: readonly string[],
+  what: string,
+): Record<string, unknown> {
+  if (o === undefined) return {};
+  if (!isPlainObject(o)) {
+    throw new SandboxConfigError("(options)", `${what} expects an options object`);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(o)) {
+    if (value === undefined) continue;
+    if (!known.includes(key)) {
+      const near = closest(key, known);
+      throw new SandboxConfigError(
+        key,
+        `${what}: unknown option "${key}"${near ? ` (did you mean "${near}"?)` : ""}`,
+      );
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+function envNames(value: unknown, what: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    throw new SandboxConfigError("passEnv", `${what}: passEnv must be an array of variable names`);
+  }
+  return value.map((name, i) => {
+    if (typeof name !== "string" || !ENV_NAME_REGEXP.test(name)) {
+      throw new SandboxConfigError(
+        `passEnv[${i}]`,
+        `${what}: passEnv[${i}] must be an environment variable name, got ${JSON.stringify(name)}`,
+      );
+    }
+    return name;
+  });
+}
+
+function positiveInteger(value: unknown, option: string, what: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+    throw new SandboxConfigError(option, `${what}: ${option} must be a positive integer`);
+  }
+  return value;
+}
+
+function bool(value: unknown, option: string, what: string): boolean {
+  if (typeof value !== "boolean") {
+    throw new SandboxConfigError(option, `${what}: ${option} must be true or false`);
+  }
+  return value;
+}
+
+function fn(value: unknown, option: string, what: string): unknown {
+  if (typeof value !== "function") {
+    throw new SandboxConfigError(option, `${what}: ${option} must be a function`);
+  }
+  return value;
+}

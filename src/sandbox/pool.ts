@@ -1,0 +1,268 @@
+/**
+ * Reuse and Eval-group pools (sandboxes.md §6.1–§6.5): physical sandboxes that Attempts lease one
+ * at a time. A pool creates instances on demand up to its capacity, checks each lease against the
+ * Attempt's remaining time, resets or retires instances on release, and at the Experiment's end
+ * is frozen, then stopped once. Pools are per Run and never cross processes.
+ */
+import { canonicalJson, sha256Hex } from "../_shared/mod.ts";
+import type { CleanupDiagnostic, CleanupStack } from "./cleanup.ts";
+import { SandboxPoolError } from "./errors.ts";
+import { type LedgerOptions, RESET_TIMEOUT_MS, resetLedger } from "./ledger.ts";
+import type { Lifetime, SandboxDiagnostic, SandboxHandle } from "./types.ts";
+
+/** Added to the remaining Attempt time for a lease (CLEANUP_TIMEOUT_MS, rule 77). */
+export const LEASE_RESERVE_MS = 30_000;
+
+/** One physical sandbox of a pool. */
+export interface PoolInstance {
+  readonly handle: SandboxHandle;
+  readonly shell: "bash" | "sh";
+  /** The instance's own stack: layer teardowns, provider stop, slot release (§3.2). */
+  readonly cleanup: CleanupStack;
+}
+
+/** Creates one ready instance (§3.1 steps 2–5 plus the ledger anchor); see `createInstanceFactory`. */
+export type InstanceFactory = (signal: AbortSignal) => Promise<PoolInstance>;
+
+/** One Attempt's hold on an instance. */
+export interface PoolLease {
+  readonly instance: PoolInstance;
+  /**
+   * Ends the lease (idempotent). `reset` restores the workdir within 30 s and returns the instance
+   * to the pool; a failed reset retires it and rejects (the stack records `sandbox-reset-failed`).
+   */
+  release(outcome: "reset" | "retire", signal?: AbortSignal): Promise<void>;
+}
+
+/** Options of {@link Pool}. */
+export interface PoolOptions {
+  /** The pool identity (rule 72). */
+  readonly id: string;
+  /** See {@link poolCapacity}. */
+  readonly capacity: number;
+  readonly factory: InstanceFactory;
+  /** @default {resetLedger} */
+  readonly reset?: (handle: SandboxHandle, o: LedgerOptions) => Promise<void>;
+  /** Receives every retirement failure as it happens. */
+  readonly onDiagnostic?: (d: SandboxDiagnostic) => void;
+}
+
+/** Inputs of the pool identity (rule 72). */
+export interface PoolIdentityInput {
+  readonly providerIdentity: string;
+  readonly agentInstallIdentity: string;
+  /** Rule 9 identities, template layer's first. */
+  readonly hookIdentities: readonly string[];
+  /** `shared`, `eval:<evalId>` or `eval-group:<groupId>`; see {@link poolScope}. */
+  readonly scope: string;
+}
+
+/** The pool identity: sha256 of the canonical JSON of rule 72. */
+export function poolIdentity(input: PoolIdentityInput): string {
+  return sha256Hex(canonicalJson({ v: 1, ...input, hookIdentities: [...input.hookIdentities] }));
+}
+
+/** The pool scope of rule 72. */
+export function poolScope(
+  o: { groupId?: string; evalId: string; evalLayerHasHooks: boolean },
+): string {
+  if (o.groupId !== undefined) return `eval-group:${o.groupId}`;
+  return o.evalLayerHasHooks ? `eval:${o.evalId}` : "shared";
+}
+
+/** Capacity (rule 74): groups 1; reuse pools `max(1, min(Gmax, maxConcurrency ?? Gmax))`. */
+export function poolCapacity(
+  o: { group: boolean; gMax: number; maxConcurrency?: number | undefined },
+): number {
+  if (o.group) return 1;
+  return Math.max(1, Math.min(o.gMax, o.maxConcurrency ?? o.gMax));
+}
+
+/** A pool of one Run. */
+export class Pool {
+  readonly id: string;
+  readonly #o: PoolOptions;
+  readonly #idle: PoolInstance[] = [];
+  readonly #leased = new Set<PoolInstance>();
+  readonly #tasks = new Set<Promise<void>>();
+  readonly #waiters = new Set<() => void>();
+  readonly #diagnostics: CleanupDiagnostic[] = [];
+  #creating = 0;
+  #frozen = false;
+  #stopping: Promise<CleanupDiagnostic[]> | undefined;
+
+  constructor(options: PoolOptions) {
+    this.id = options.id;
+    this.#o = options;
+  }
+
+  /** Counts for the panel and tests. */
+  get stats(): { idle: number; leased: number; creating: number; retiring: number } {
+    return {
+      idle: this.#idle.length,
+      leased: this.#leased.size,
+      creating: this.#creating,
+      retiring: this.#tasks.size,
+    };
+  }
+
+  /** The acquire loop of rule 78; rejects with `sandbox-pool-frozen` once frozen. */
+  async acquire(o: { minRemainingMs: number; signal: AbortSignal }): Promise<PoolLease> {
+    for (;;) {
+      o.signal.throwIfAborted();
+      if (this.#frozen) {
+        throw new SandboxPoolError(
+          "sandbox-pool-frozen",
+          "Cannot lease a sandbox: the pool is frozen",
+        );
+      }
+      const idle = this.#idle.shift();
+      if (idle) {
+        this.#leased.add(idle);
+        const life = await this.#lifetime(idle, o, () => this.#idle.unshift(idle));
+        if (life.ready) return this.#lease(idle);
+        this.#leased.delete(idle);
+        this.#retire(idle);
+        continue;
+      }
+      if (this.#idle.length + this.#leased.size + this.#creating < this.#o.capacity) {
+        return await this.#createAndLease(o);
+      }
+      await this.#changed(o.signal);
+    }
+  }
+
+  /** Rule 81: retires every idle instance (no pending or running Attempt is left). */
+  retireIdle(): void {
+    for (let idle = this.#idle.shift(); idle; idle = this.#idle.shift()) this.#retire(idle);
+  }
+
+  /** Rule 90 (2): later acquires fail with `sandbox-pool-frozen`. */
+  freeze(): void {
+    this.#frozen = true;
+    this.#notify();
+  }
+
+  /**
+   * Rule 90 (3), once: freezes, waits until no instance is being created or leased, retires every
+   * instance concurrently, and resolves with every retirement failure of the pool's life.
+   */
+  stop(): Promise<CleanupDiagnostic[]> {
+    this.freeze();
+    this.#stopping ??= (async () => {
+      while (this.#creating > 0 || this.#leased.size > 0) await this.#changed();
+      this.retireIdle();
+      while (this.#tasks.size > 0) await Promise.all([...this.#tasks]);
+      return [...this.#diagnostics];
+    })();
+    return this.#stopping;
+  }
+
+  async #createAndLease(o: { minRemainingMs: number; signal: AbortSignal }): Promise<PoolLease> {
+    this.#creating++;
+    let instance: PoolInstance;
+    try {
+      instance = await this.#o.factory(o.signal);
+    } finally {
+      this.#creating--;
+      this.#notify();
+    }
+    this.#leased.add(instance);
+    const life = await this.#lifetime(instance, o, () => this.#retire(instance));
+    if (life.ready) return this.#lease(instance);
+    this.#leased.delete(instance);
+    this.#retire(instance);
+    throw new SandboxPoolError(
+      "sandbox-lifetime-insufficient",
+      `Cannot lease a new sandbox: ${life.reason}`,
+      { phase: "sandbox.create" },
+    );
+  }
+
+  /** `ensureLifetime`; a rejection other than the abort counts as not ready. */
+  async #lifetime(
+    instance: PoolInstance,
+    o: { minRemainingMs: number; signal: AbortSignal },
+    onAbort: () => void,
+  ): Promise<Lifetime> {
+    try {
+      const ensure = instance.handle.ensureLifetime;
+      if (!ensure) return { ready: false, reason: "the handle has no ensureLifetime" };
+      return await ensure.call(instance.handle, o.minRemainingMs, o.signal);
+    } catch (error) {
+      if (!o.signal.aborted) {
+        return { ready: false, reason: error instanceof Error ? error.message : String(error) };
+      }
+      this.#leased.delete(instance);
+      onAbort();
+      this.#notify();
+      throw o.signal.reason;
+    }
+  }
+
+  #lease(instance: PoolInstance): PoolLease {
+    let released = false;
+    return {
+      instance,
+      release: async (outcome, signal) => {
+        if (released) return;
+        released = true;
+        try {
+          if (outcome === "reset") {
+            const reset = this.#o.reset ?? resetLedger;
+            const o = {
+              signal: signal ?? new AbortController().signal,
+              timeoutMs: RESET_TIMEOUT_MS,
+            };
+            await reset(instance.handle, o).catch((error) => {
+              this.#leased.delete(instance);
+              this.#retire(instance);
+              throw error;
+            });
+          }
+          if (!this.#leased.delete(instance)) return;
+          if (outcome === "reset") this.#idle.push(instance);
+          else this.#retire(instance);
+        } finally {
+          this.#notify();
+        }
+      },
+    };
+  }
+
+  /** Unwinds an instance's stack in the background; the pool owns and awaits the task. */
+  #retire(instance: PoolInstance): void {
+    const task = instance.cleanup.unwind().then((diagnostics) => {
+      for (const d of diagnostics) {
+        this.#diagnostics.push(d);
+        this.#o.onDiagnostic?.(d);
+      }
+    }).finally(() => {
+      this.#tasks.delete(task);
+      this.#notify();
+    });
+    this.#tasks.add(task);
+  }
+
+  #notify(): void {
+    const waiters = [...this.#waiters];
+    this.#waiters.clear();
+    for (const wake of waiters) wake();
+  }
+
+  #changed(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#waiters.delete(wake);
+        reject(signal?.reason);
+      };
+      const wake = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      this.#waiters.add(wake);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}
