@@ -10,6 +10,24 @@ export interface FileLock extends AsyncDisposable {
   readonly path: string;
   /** Idempotent. */
   release(): void;
+  /** Replaces the locked file's content with `text` and fsyncs it (for records that carry a lock). */
+  writeContent(text: string): Promise<void>;
+  /** Stats the locked open file (its inode, even after the path was renamed or removed). */
+  stat(): Promise<Deno.FileInfo>;
+}
+
+/** Options of {@link tryAcquireLock}. */
+export interface TryAcquireLockOptions {
+  /** Written into the file once the lock is held (diagnostics only). */
+  owner?: LockOwner;
+  /**
+   * `true` (default): create the file and its parents when missing. `false`: open only an existing
+   * file and throw `Deno.errors.NotFound` when there is none (records that other processes rename
+   * or delete must never be recreated by a lock attempt). `"new"`: exclusive create; throws
+   * `Deno.errors.AlreadyExists` when the file exists.
+   * @default true
+   */
+  create?: boolean | "new";
 }
 
 /** Diagnostics written into a lock file after it is taken; never used to decide ownership. */
@@ -26,10 +44,16 @@ export interface LockOwner {
  */
 export async function tryAcquireLock(
   path: string,
-  options: { owner?: LockOwner } = {},
+  options: TryAcquireLockOptions = {},
 ): Promise<FileLock | null> {
-  await Deno.mkdir(dirname(path), { recursive: true });
-  const file = await Deno.open(path, { read: true, write: true, create: true, truncate: false });
+  const create = options.create ?? true;
+  if (create !== false) await Deno.mkdir(dirname(path), { recursive: true });
+  const file = await Deno.open(path, {
+    read: true,
+    write: true,
+    truncate: false,
+    ...(create === "new" ? { createNew: true } : { create }),
+  });
   let locked = false;
   try {
     locked = await file.tryLock(true);
@@ -37,12 +61,11 @@ export async function tryAcquireLock(
     if (!locked) file.close();
   }
   if (!locked) return null;
-  if (options.owner) {
-    const bytes = new TextEncoder().encode(JSON.stringify(options.owner) + "\n");
-    await file.truncate(0);
-    await file.seek(0, Deno.SeekMode.Start);
-    let offset = 0;
-    while (offset < bytes.length) offset += await file.write(bytes.subarray(offset));
+  try {
+    if (options.owner) await replaceContent(file, JSON.stringify(options.owner) + "\n");
+  } catch (error) {
+    file.close();
+    throw error;
   }
   let released = false;
   const release = () => {
@@ -50,7 +73,24 @@ export async function tryAcquireLock(
     released = true;
     file.close();
   };
-  return { path, release, [Symbol.asyncDispose]: () => Promise.resolve(release()) };
+  return {
+    path,
+    release,
+    writeContent: async (text) => {
+      await replaceContent(file, text);
+      await file.sync();
+    },
+    stat: () => file.stat(),
+    [Symbol.asyncDispose]: () => Promise.resolve(release()),
+  };
+}
+
+async function replaceContent(file: Deno.FsFile, text: string): Promise<void> {
+  const bytes = new TextEncoder().encode(text);
+  await file.truncate(0);
+  await file.seek(0, Deno.SeekMode.Start);
+  let offset = 0;
+  while (offset < bytes.length) offset += await file.write(bytes.subarray(offset));
 }
 
 /** Waits for the lock by polling every `pollMs` on `clock`; rejects with `signal.reason` on abort. */

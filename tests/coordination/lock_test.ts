@@ -152,3 +152,43 @@ Deno.test("stateDirOf() prefers NICEEVAL_STATE_DIR, then XDG_STATE_HOME, then HO
   assert.equal(stateDirOf({ XDG_STATE_HOME: "/x", HOME: "/h" }), "/x/niceeval");
   assert.equal(stateDirOf({ HOME: "/h" }), "/h/.local/state/niceeval");
 });
+
+Deno.test("tryAcquireLock() with create: false never creates the file and throws NotFound", () =>
+  withDir(async (dir) => {
+    const path = join(dir, "missing", "r.json");
+    await assert.rejects(tryAcquireLock(path, { create: false }), Deno.errors.NotFound);
+    await assert.rejects(Deno.stat(join(dir, "missing")), Deno.errors.NotFound);
+  }));
+
+Deno.test('tryAcquireLock() with create: "new" refuses an existing file', () =>
+  withDir(async (dir) => {
+    const path = join(dir, "n.json");
+    const lock = await tryAcquireLock(path, { create: "new" });
+    assert.ok(lock);
+    try {
+      await assert.rejects(tryAcquireLock(path, { create: "new" }), Deno.errors.AlreadyExists);
+    } finally {
+      lock.release();
+    }
+  }));
+
+Deno.test("FileLock.writeContent() replaces the content and stat() follows the inode across a rename", () =>
+  withDir(async (dir) => {
+    const path = join(dir, "w.json");
+    await Deno.writeTextFile(path, "a much longer previous content");
+    const lock = await tryAcquireLock(path, { create: false });
+    assert.ok(lock);
+    try {
+      await lock.writeContent("{}\n");
+      assert.equal(await Deno.readTextFile(path), "{}\n");
+      await Deno.rename(path, `${path}.claimed`);
+      assert.equal((await lock.stat()).ino, (await Deno.stat(`${path}.claimed`)).ino);
+      assert.equal(
+        await tryAcquireLock(`${path}.claimed`, { create: false }),
+        null,
+        "the flock follows the inode",
+      );
+    } finally {
+      lock.release();
+    }
+  }));

@@ -1,0 +1,71 @@
+/** Durable small-file helpers for coordination records (no locking here: that is `lock.ts`). */
+import { dirname } from "node:path";
+
+/** Exclusive-creates `path` with `text`, fsyncs the file, then its directory. */
+export async function createFileExclusive(path: string, text: string): Promise<void> {
+  const file = await Deno.open(path, { write: true, createNew: true });
+  try {
+    const bytes = new TextEncoder().encode(text);
+    let offset = 0;
+    while (offset < bytes.length) offset += await file.write(bytes.subarray(offset));
+    await file.sync();
+  } finally {
+    file.close();
+  }
+  await syncDir(dirname(path));
+}
+
+/** Fsyncs a directory so that a create, rename or delete in it survives a crash. */
+export async function syncDir(dir: string): Promise<void> {
+  const handle = await Deno.open(dir, { read: true });
+  try {
+    await handle.sync();
+  } finally {
+    handle.close();
+  }
+}
+
+/** Names in `dir`, or an empty list when it does not exist. */
+export async function listNames(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) names.push(entry.name);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw error;
+  }
+  return names.sort();
+}
+
+/** Parses a JSON object file; undefined when it is missing, unreadable or not an object. */
+export async function readJsonObject(path: string): Promise<Record<string, unknown> | undefined> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch {
+    return undefined; // missing or unreadable: the caller decides (fail closed)
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? parsed as Record<string, unknown>
+      : undefined;
+  } catch {
+    return undefined; // a torn or foreign file is treated like an unreadable one
+  }
+}
+
+/** Formats a generation or recovery index as the 10-digit decimal of LEASE-4. */
+export function pad10(n: number): string {
+  return String(n).padStart(10, "0");
+}
+
+/** True for a positive safe integer (a plausible pid or generation). */
+export function isPositiveInt(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0;
+}
+
+/** The on-disk form of a coordination record: pretty JSON plus a final newline. */
+export function recordJson(value: unknown): string {
+  return JSON.stringify(value, null, 2) + "\n";
+}
