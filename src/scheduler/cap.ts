@@ -1,4 +1,6 @@
-/** Resolution of the global cap G and its source (CAP-1 … CAP-3). */
+/** Resolution of the global cap G and its source (CAP-1 … CAP-3), and the LANE-4 warning. */
+import type { RunEvent } from "../_shared/mod.ts";
+import type { Plan } from "../plan/mod.ts";
 
 /** Where G came from. */
 export type CapSource = "flag" | "config" | "provider-default" | "default";
@@ -18,6 +20,16 @@ export interface ProviderDefaults {
   readonly defaultConcurrency: number;
   readonly exclusive: boolean;
 }
+
+/** What a custom provider declares (`defineSandbox`, `sandboxes.md` §1.2). */
+export interface CustomProviderInfo {
+  readonly name: string;
+  readonly recommendedConcurrency?: number;
+  readonly exclusive?: boolean;
+}
+
+/** Default concurrency of a custom provider without `recommendedConcurrency` (CAP-2). */
+export const CUSTOM_DEFAULT_CAP = 5;
 
 /** Default G when only direct agents run. */
 export const DIRECT_DEFAULT_CAP = 10;
@@ -67,4 +79,84 @@ export function capAnnotation(cap: ResolvedCap): string {
     case "default":
       return "from default";
   }
+}
+
+/** CAP-2 defaults of a custom provider: `recommendedConcurrency`, else 5; exclusive forces 1. */
+export function customProviderDefaults(info: CustomProviderInfo): ProviderDefaults {
+  const exclusive = info.exclusive === true;
+  return {
+    name: info.name,
+    defaultConcurrency: exclusive ? 1 : info.recommendedConcurrency ?? CUSTOM_DEFAULT_CAP,
+    exclusive,
+  };
+}
+
+/** Finds a provider's defaults by name; undefined for unknown names. */
+export type ProviderLookup = (name: string) => ProviderDefaults | undefined;
+
+function builtinLookup(name: string): ProviderDefaults | undefined {
+  return PROVIDER_DEFAULTS[name];
+}
+
+/**
+ * The providers that count for CAP-3, in slot order (first reached first): those of experiments
+ * with at least one runnable slot, or of every selected experiment when nothing is runnable.
+ * Direct agents (no provider) never count. Unknown names get the custom default.
+ */
+export function planProviders(
+  plan: Plan,
+  lookup: ProviderLookup = builtinLookup,
+): ProviderDefaults[] {
+  const anyRunnable = plan.experiments.some((e) => e.runnable > 0);
+  const seen = new Map<string, ProviderDefaults>();
+  for (const slot of plan.slots) {
+    const experiment = plan.experiments[slot.experimentIndex]!;
+    const name = experiment.provider;
+    if (name === null || seen.has(name) || (anyRunnable && experiment.runnable === 0)) continue;
+    seen.set(name, lookup(name) ?? customProviderDefaults({ name }));
+  }
+  return [...seen.values()];
+}
+
+/** CAP-1 … CAP-3 for a plan: flag, else config, else the minimum default of its providers. */
+export function resolvePlanCap(
+  plan: Plan,
+  options: { readonly flag?: number; readonly config?: number; readonly lookup?: ProviderLookup },
+): ResolvedCap {
+  return resolveGlobalCap({
+    ...(options.flag !== undefined ? { flag: options.flag } : {}),
+    ...(options.config !== undefined ? { config: options.config } : {}),
+    providers: planProviders(plan, options.lookup),
+  });
+}
+
+/**
+ * LANE-4: one warning `provider-exclusive-serial` per exclusive lane key that a runnable slot
+ * uses, when the cap (or a ramp's ceiling) `gmax` exceeds 1. Lanes are reported in slot order.
+ */
+export function exclusiveSerialWarnings(
+  plan: Plan,
+  options: { readonly gmax: number; readonly at: number },
+): RunEvent[] {
+  const { gmax, at } = options;
+  if (gmax <= 1) return [];
+  const lanes = new Map<string, string>();
+  for (const slot of plan.slots) {
+    const experiment = plan.experiments[slot.experimentIndex]!;
+    if (slot.carry.action !== "run" || experiment.laneKey === null) continue;
+    if (!lanes.has(experiment.laneKey)) {
+      lanes.set(experiment.laneKey, experiment.provider ?? experiment.laneKey);
+    }
+  }
+  return [...lanes].map(([laneKey, provider]): RunEvent => ({
+    type: "diagnostic",
+    at,
+    level: "warning",
+    code: "provider-exclusive-serial",
+    message: `provider "${provider}" runs one Attempt at a time although concurrency is ${gmax}`,
+    experimentId: null,
+    evalId: null,
+    data: { provider, laneKey, concurrency: gmax },
+    persist: false,
+  }));
 }

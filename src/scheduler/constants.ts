@@ -18,3 +18,7 @@ export const CLEANUP_TIMEOUT_MS = 30_000;
 export const ATTEMPT_ABORT_GRACE_MS = 10_000;
 /** Bound of forced cleanup after a second interrupt. */
 export const FORCE_CLEANUP_MS = 10_000;
+/** Bound of one judge probe try (STOP-7). */
+export const JUDGE_PROBE_TIMEOUT_MS = 20_000;
+/** Tries per judge endpoint before the precheck fails it (STOP-7). */
+export const JUDGE_PROBE_TRIES = 2;

@@ -2,7 +2,7 @@
  * A counting semaphore with grant-time priority (PRIO-1, STYLE.md §9): when a unit frees it goes
  * to the waiter with the smallest key present at that instant. Permits are `Disposable`.
  */
-import { compareKeys, type PriorityKey, PriorityQueue } from "./priority_queue.ts";
+import { type PriorityKey, PriorityQueue } from "./priority_queue.ts";
 
 /** One held unit; releasing twice is harmless. */
 export interface Permit extends Disposable {
@@ -50,11 +50,7 @@ export class PriorityGate {
 
   /** The smallest waiting key, if any. */
   smallestWaitingKey(): PriorityKey | undefined {
-    let best: PriorityKey | undefined;
-    for (const w of this.#waiters.values()) {
-      if (best === undefined || compareKeys(w.key, best) < 0) best = w.key;
-    }
-    return best;
+    return this.#waiters.peekKey();
   }
 
   /** Counters for snapshots. */

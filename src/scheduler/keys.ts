@@ -14,17 +14,20 @@ export function roundsOf(runnable: number, experimentCap: number | null, g0: num
 /**
  * The priority key of every runnable slot, by plan position. Within an experiment, lanes are
  * its evals (or its groups, one lane per group) ordered by first eval discovery index; wave w
- * holds the w-th runnable slot of every lane.
+ * holds the w-th runnable slot of every lane. Linear in the number of slots (after one sort).
  */
 export function priorityKeys(plan: Plan, g0: number): Map<number, PriorityKey> {
   const keys = new Map<number, PriorityKey>();
+  const byExperiment = plan.experiments.map((): PlannedSlot[] => []);
+  for (const slot of plan.slots) {
+    if (slot.carry.action === "run") byExperiment[slot.experimentIndex]?.push(slot);
+  }
   for (const experiment of plan.experiments) {
-    const runnable = plan.slots.filter((s) =>
-      s.experimentIndex === experiment.index && s.carry.action === "run"
-    );
+    const runnable = byExperiment[experiment.index] ?? [];
     const rounds = roundsOf(runnable.length, experiment.maxConcurrency, g0);
     const lanes = lanesOf(runnable);
-    const maxWave = Math.max(0, ...lanes.map((lane) => lane.length));
+    let maxWave = 0;
+    for (const lane of lanes) maxWave = Math.max(maxWave, lane.length);
     let slotIndex = 0;
     for (let wave = 0; wave < maxWave; wave++) {
       for (const lane of lanes) {
@@ -41,8 +44,10 @@ function lanesOf(runnable: readonly PlannedSlot[]): PlannedSlot[][] {
   const lanes = new Map<string, PlannedSlot[]>();
   const ordered = [...runnable].sort((a, b) => a.evalIndex - b.evalIndex || a.ordinal - b.ordinal);
   for (const slot of ordered) {
-    const lane = slot.groupId !== null ? `group:${slot.groupId}` : `eval:${slot.evalId}`;
-    lanes.set(lane, [...(lanes.get(lane) ?? []), slot]);
+    const name = slot.groupId !== null ? `group:${slot.groupId}` : `eval:${slot.evalId}`;
+    const lane = lanes.get(name);
+    if (lane) lane.push(slot);
+    else lanes.set(name, [slot]);
   }
   return [...lanes.values()];
 }

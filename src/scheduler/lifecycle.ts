@@ -28,6 +28,8 @@ export interface LifecycleDeps {
   readonly signal: AbortSignal;
   /** Eval IDs selected for this experiment. */
   readonly selectedEvalIds: readonly string[];
+  /** Called synchronously when `setup` fails, before any waiter learns of it (LIFE-5). */
+  readonly onSetupFailed?: () => void;
 }
 
 /** The lifecycle of one experiment in one Invocation. */
@@ -36,7 +38,9 @@ export class ExperimentLifecycle {
   readonly #deps: LifecycleDeps;
   #started: Promise<void> | undefined;
   #cleanup: Promise<void> | undefined;
+  #triggered = false;
   #ready = false;
+  #failure: SetupFailedError | undefined;
 
   constructor(experiment: PlannedExperiment, deps: LifecycleDeps) {
     this.#experiment = experiment;
@@ -45,33 +49,52 @@ export class ExperimentLifecycle {
 
   /** True once the lifecycle was triggered (an Attempt reached CHAIN-8). */
   get triggered(): boolean {
-    return this.#started !== undefined;
+    return this.#triggered;
   }
 
-  /** True once `setup` finished successfully. */
+  /** True once `setup` finished successfully (or there is none and the lifecycle triggered). */
   get ready(): boolean {
     return this.#ready;
   }
 
-  /** Runs `setup` once; every caller awaits the same outcome. Rejects with SetupFailedError. */
-  start(): Promise<void> {
+  /** The setup failure, once `setup` failed. */
+  get failure(): SetupFailedError | undefined {
+    return this.#failure;
+  }
+
+  /**
+   * Triggers the lifecycle (LIFE-2) and reports readiness: null when the experiment is ready now
+   * (no `setup`, or it already succeeded), else the memoized setup outcome every caller awaits.
+   * The promise rejects with SetupFailedError.
+   */
+  trigger(): Promise<void> | null {
+    this.#triggered = true;
+    if (this.#ready) return null;
+    if (!this.#experiment.discovered.definition.setup) {
+      this.#ready = true;
+      return null;
+    }
     this.#started ??= this.#runSetup();
     return this.#started;
   }
 
-  /** Runs the cleanup chain once (teardown bounded by CLEANUP_TIMEOUT_MS); never rejects. */
+  /**
+   * Runs the cleanup chain once (LIFE-6, LIFE-8): after a still running `setup` has returned,
+   * teardown bounded by CLEANUP_TIMEOUT_MS. Never rejects; resolves at once when never triggered.
+   */
   cleanup(): Promise<void> {
-    if (!this.triggered) return Promise.resolve();
-    this.#cleanup ??= this.#runTeardown();
+    if (!this.#triggered) return Promise.resolve();
+    this.#cleanup ??= this.#runCleanup();
     return this.#cleanup;
   }
 
+  async #runCleanup(): Promise<void> {
+    await this.#started?.catch(() => undefined);
+    await this.#runTeardown();
+  }
+
   async #runSetup(): Promise<void> {
-    const setup = this.#experiment.discovered.definition.setup;
-    if (!setup) {
-      this.#ready = true;
-      return;
-    }
+    const setup = this.#experiment.discovered.definition.setup!;
     const { clock, emit } = this.#deps;
     const id = this.#experiment.id;
     const startedAt = clock.now();
@@ -98,7 +121,9 @@ export class ExperimentLifecycle {
         durationMs: clock.now() - startedAt,
         message,
       });
-      throw new SetupFailedError(message, { cause: error });
+      this.#failure = new SetupFailedError(message, { cause: error });
+      this.#deps.onSetupFailed?.();
+      throw this.#failure;
     }
     this.#ready = true;
     emit({

@@ -6,7 +6,7 @@
  * it never writes files or renders output.
  */
 export { createScheduler, runPlan, Scheduler } from "./run_plan.ts";
-export type { RunPlanOptions, SchedulerSnapshot } from "./run_plan.ts";
+export type { RunPlanOptions, SchedulerSnapshot } from "./types.ts";
 export type {
   AbandonAttempt,
   AttemptControl,
@@ -14,13 +14,32 @@ export type {
   RetryLimits,
   RunAttempt,
 } from "./control.ts";
-export { capAnnotation, DIRECT_DEFAULT_CAP, PROVIDER_DEFAULTS, resolveGlobalCap } from "./cap.ts";
-export type { CapSource, ProviderDefaults, ResolvedCap } from "./cap.ts";
+export {
+  capAnnotation,
+  CUSTOM_DEFAULT_CAP,
+  customProviderDefaults,
+  DIRECT_DEFAULT_CAP,
+  exclusiveSerialWarnings,
+  planProviders,
+  PROVIDER_DEFAULTS,
+  resolveGlobalCap,
+  resolvePlanCap,
+} from "./cap.ts";
+export type {
+  CapSource,
+  CustomProviderInfo,
+  ProviderDefaults,
+  ProviderLookup,
+  ResolvedCap,
+} from "./cap.ts";
+export type { JudgePrecheck, JudgePrecheckState } from "./judge.ts";
 export {
   ATTEMPT_ABORT_GRACE_MS,
   ATTEMPT_MAX_RETRIES,
   CLEANUP_TIMEOUT_MS,
   FORCE_CLEANUP_MS,
+  JUDGE_PROBE_TIMEOUT_MS,
+  JUDGE_PROBE_TRIES,
   SEND_MAX_TRIES,
 } from "./constants.ts";
 export { sendBackoffMs } from "./retry.ts";

@@ -2,77 +2,22 @@
  * `runPlan` (STYLE.md §10.1): admits every runnable slot through the chain of scheduling.md §6 and
  * hands the per-Attempt work to `runAttempt`. Results are kept by plan position.
  */
-import { abortKind, AbortReason } from "../_shared/mod.ts";
-import { type Clock, sleep, type TimerHandle } from "../_shared/mod.ts";
-import type { AttemptResult, RunEventSink, SlotOutcome, SlotRef } from "../_shared/mod.ts";
-import type { Random } from "../_shared/mod.ts";
+import { AbortReason } from "../_shared/mod.ts";
+import type { AttemptResult, SlotOutcome } from "../_shared/mod.ts";
 import type { Plan, PlannedSlot } from "../plan/mod.ts";
-import { raceAbort, withAbandonment } from "./_race.ts";
-import { ATTEMPT_ABORT_GRACE_MS, ATTEMPT_MAX_RETRIES, SEND_MAX_TRIES } from "./constants.ts";
-import { sendBackoffMs } from "./retry.ts";
-import type { AbandonAttempt, AttemptControl, BackoffRequest, RunAttempt } from "./control.ts";
-import { type GateSnapshot, type Permit, PriorityGate } from "./gate.ts";
+import { Execution, type ExecutionDeps, type Held, releaseHeld, slotRef } from "./_execution.ts";
+import { JudgeFailed, notDispatchedReason, StopAbort, undispatchedError } from "./_closing.ts";
+import { raceAbort, settleAll } from "./_race.ts";
+import { WaiterIndex } from "./_waiters.ts";
+import { exclusiveSerialWarnings } from "./cap.ts";
+import type { RunAttempt } from "./control.ts";
+import { type GateSnapshot, PriorityGate } from "./gate.ts";
+import { JudgeGate } from "./judge.ts";
 import { priorityKeys } from "./keys.ts";
 import { ExperimentLifecycle, SetupFailedError } from "./lifecycle.ts";
-import type { PriorityKey } from "./priority_queue.ts";
-import { type StopReason, StopRules } from "./stops.ts";
-
-/** Options of {@link runPlan}. */
-export interface RunPlanOptions {
-  /** Aborts on the first interrupt: no more grants, running Attempts are aborted. */
-  readonly signal: AbortSignal;
-  readonly clock: Clock;
-  readonly random: Random;
-  readonly onEvent: RunEventSink;
-  /** The global cap G. */
-  readonly cap: number;
-  /** Builds the result of an Attempt abandoned after the abort grace period. */
-  readonly abandon: AbandonAttempt;
-}
-
-/** The read-only scheduler snapshot tests assert against (scheduling.md conventions). */
-export interface SchedulerSnapshot {
-  readonly cap: number;
-  readonly heldSlots: number;
-  readonly globalWaiters: number;
-  readonly experimentPermits: Readonly<Record<string, GateSnapshot>>;
-  readonly lanes: Readonly<Record<string, GateSnapshot>>;
-  readonly running: number;
-  readonly backoff: number;
-}
-
-/** A stop condition that ended a wait. */
-class StopAbort extends Error {
-  constructor(readonly reason: StopReason) {
-    super(`stopped: ${reason}`);
-    this.name = "StopAbort";
-  }
-}
-
-interface Waiter {
-  readonly slot: PlannedSlot;
-  readonly controller: AbortController;
-}
-
-interface Running {
-  readonly slot: PlannedSlot;
-  readonly controller: AbortController;
-  readonly held: Held;
-}
-
-/** Permits a slot holds along the chain (acquired in the order of CHAIN-13). */
-interface Held {
-  experiment: Permit | null;
-  lane: Permit | null;
-  slot: Permit | null;
-}
-
-function releaseHeld(held: Held): void {
-  held.slot?.release();
-  held.lane?.release();
-  held.experiment?.release();
-  held.slot = held.lane = held.experiment = null;
-}
+import { compareKeys, type PriorityKey } from "./priority_queue.ts";
+import { type StopDiagnostic, type StopReason, StopRules, type StopScope } from "./stops.ts";
+import type { RunPlanOptions, SchedulerSnapshot } from "./types.ts";
 
 /** Runs a plan; see {@link createScheduler} for snapshots. */
 export function runPlan(
@@ -95,7 +40,6 @@ export function createScheduler(
 /** One Invocation's in-process gates and the admission chain. */
 export class Scheduler {
   readonly #plan: Plan;
-  readonly #runAttempt: RunAttempt;
   readonly #o: RunPlanOptions;
   readonly #global: PriorityGate;
   readonly #experimentGates = new Map<number, PriorityGate>();
@@ -103,16 +47,19 @@ export class Scheduler {
   readonly #keys: Map<number, PriorityKey>;
   readonly #stops: StopRules;
   readonly #lifecycles: ExperimentLifecycle[];
+  readonly #judge: JudgeGate;
+  readonly #execution: ExecutionDeps;
   readonly #outcomes: (SlotOutcome | undefined)[];
-  readonly #waiters = new Map<number, Waiter>();
-  readonly #running = new Map<number, Running>();
+  readonly #waiters = new WaiterIndex();
+  readonly #running = new Map<number, Execution>();
   readonly #remaining: number[];
   readonly #cleanups: Promise<void>[] = [];
-  #backoff = 0;
+  /** Aborted on interrupt and on internal errors: hooks and probes see it. */
+  readonly #stopAll = new AbortController();
+  #failure: { error: unknown } | undefined;
 
   constructor(plan: Plan, runAttempt: RunAttempt, options: RunPlanOptions) {
     this.#plan = plan;
-    this.#runAttempt = runAttempt;
     this.#o = options;
     this.#global = new PriorityGate(options.cap);
     this.#keys = priorityKeys(plan, options.cap);
@@ -130,14 +77,19 @@ export class Scheduler {
         this.#lanes.set(e.laneKey, new PriorityGate(1));
       }
     }
+    const signal = this.#stopAll.signal;
+    const { clock, onEvent: emit } = options;
     this.#lifecycles = plan.experiments.map((e) =>
       new ExperimentLifecycle(e, {
-        clock: options.clock,
-        emit: options.onEvent,
-        signal: options.signal,
+        clock,
+        emit,
+        signal,
         selectedEvalIds: e.evals.map((ev) => ev.id),
+        onSetupFailed: () => this.#recheck([this.#stops.setupFailed(e.index)]),
       })
     );
+    this.#judge = new JudgeGate(plan, options.judge, { clock, signal, emit });
+    this.#execution = { ...options, emit, runAttempt, global: this.#global };
   }
 
   /** The current gate counters. */
@@ -148,30 +100,45 @@ export class Scheduler {
     }
     const lanes: Record<string, GateSnapshot> = {};
     for (const [key, gate] of this.#lanes) lanes[key] = gate.snapshot();
+    let backoff = 0;
+    for (const execution of this.#running.values()) if (execution.inBackoff) backoff++;
     return {
       cap: this.#global.capacity,
       heldSlots: this.#global.held,
       globalWaiters: this.#global.waiting,
       experimentPermits,
       lanes,
+      machineSlots: {},
+      ramp: null,
       running: this.#running.size,
-      backoff: this.#backoff,
+      backoff,
+      queued: this.#waiters.size,
+      judgePrecheck: this.#judge.state,
     };
   }
 
-  /** Admits and runs every runnable slot; resolves with one outcome per planned slot. */
+  /**
+   * Admits and runs every runnable slot, then runs every triggered cleanup chain; resolves with
+   * one outcome per planned slot. An internal error interrupts the run, lets cleanup finish, and
+   * then rejects with that error (INT-3).
+   */
   async run(): Promise<SlotOutcome[]> {
     const onInterrupt = () => this.#interrupt();
     this.#o.signal.addEventListener("abort", onInterrupt, { once: true });
     try {
-      const runnable = this.#plan.slots.filter((s) => s.carry.action === "run");
-      for (const slot of runnable) {
-        this.#waiters.set(slot.position, { slot, controller: new AbortController() });
+      const runnable = this.#plan.slots.filter((s) => s.carry.action === "run")
+        .sort((a, b) => compareKeys(this.#keys.get(a.position)!, this.#keys.get(b.position)!));
+      for (const slot of runnable) this.#waiters.add(slot);
+      const at = this.#o.clock.now();
+      for (const warning of exclusiveSerialWarnings(this.#plan, { gmax: this.#o.cap, at })) {
+        this.#o.onEvent(warning);
       }
+      this.#judge.start();
       if (this.#o.signal.aborted) this.#interrupt();
       await settleAll(runnable.map((slot) => () => this.#runSlot(slot)));
       for (const lifecycle of this.#lifecycles) this.#cleanups.push(lifecycle.cleanup());
       await settleAll(this.#cleanups.map((p) => () => p));
+      if (this.#failure) throw this.#failure.error;
       return this.#outcomes.map((outcome, i) => {
         if (!outcome) throw new Error(`Scheduler left plan slot ${i} without an outcome`);
         return outcome;
@@ -184,6 +151,9 @@ export class Scheduler {
   async #runSlot(slot: PlannedSlot): Promise<void> {
     try {
       this.#outcomes[slot.position] = await this.#admit(slot);
+    } catch (error) {
+      this.#failure ??= { error };
+      this.#interrupt();
     } finally {
       this.#waiters.delete(slot.position);
       if (--this.#remaining[slot.experimentIndex]! === 0) {
@@ -192,31 +162,49 @@ export class Scheduler {
     }
   }
 
+  /** The admission chain of one slot (CHAIN-3 … CHAIN-12). */
   async #admit(slot: PlannedSlot): Promise<SlotOutcome> {
     const stop = this.#waiters.get(slot.position)!.controller.signal;
     const key = this.#keys.get(slot.position)!;
     const held: Held = { experiment: null, lane: null, slot: null };
     try {
-      this.#throwIfStopped(slot);
+      const judged = this.#judge.wait();
+      if (judged) await raceAbort(judged, stop);
+      this.#preflight(slot);
+      // Synchronous when a unit is free: waiters start in key order, so the first grants of a
+      // run follow priority (PRIO-1) instead of the order of microtask continuations.
       const experimentGate = this.#experimentGates.get(slot.experimentIndex);
-      if (experimentGate) held.experiment = await experimentGate.acquire(key, { signal: stop });
-      held.slot = await this.#global.acquire(key, { signal: stop });
+      if (experimentGate) {
+        held.experiment = experimentGate.tryAcquire() ??
+          await experimentGate.acquire(key, { signal: stop });
+      }
+      held.slot = this.#global.tryAcquire() ?? await this.#global.acquire(key, { signal: stop });
       await this.#prepare(slot, key, held, stop);
+      // CHAIN-7 once more, synchronously with the start: nothing can change in between.
+      this.#preflight(slot);
     } catch (error) {
       releaseHeld(held);
       return this.#closeUnstarted(slot, error);
     }
     this.#waiters.delete(slot.position);
+    const execution = new Execution(slot, key, held, this.#execution);
+    this.#running.set(slot.position, execution);
     try {
-      return { kind: "executed", result: await this.#execute(slot, key, held) };
+      execution.start();
+      const result = await execution.run();
+      execution.end(result);
+      this.#settled(slot, result);
+      return { kind: "executed", result };
     } finally {
+      this.#running.delete(slot.position);
       releaseHeld(held);
     }
   }
 
   /**
    * CHAIN-7 … CHAIN-9 with a global slot held: preflight, lifecycle readiness and the exclusive
-   * lane. Every wait releases the global slot first and re-takes it with the same key after.
+   * lane. Every wait releases the global slot first and re-takes it with the same key after
+   * (PRIO-5, CHAIN-13), so no global slot is ever held while waiting for anything else.
    */
   async #prepare(
     slot: PlannedSlot,
@@ -225,18 +213,18 @@ export class Scheduler {
     stop: AbortSignal,
   ): Promise<void> {
     const lifecycle = this.#lifecycles[slot.experimentIndex]!;
-    const lane = this.#lanes.get(this.#plan.experiments[slot.experimentIndex]!.laneKey ?? "");
+    const laneKey = this.#plan.experiments[slot.experimentIndex]!.laneKey;
+    const lane = laneKey === null ? undefined : this.#lanes.get(laneKey);
     for (;;) {
-      this.#throwIfStopped(slot);
-      if (!lifecycle.ready) {
-        held.slot?.release();
-        held.slot = null;
-        await raceAbort(lifecycle.start(), stop);
+      this.#preflight(slot);
+      const ready = lifecycle.trigger();
+      if (ready) {
+        yieldSlot(held);
+        await raceAbort(ready, stop);
       } else if (lane && !held.lane) {
         held.lane = lane.tryAcquire();
-        if (held.lane) continue;
-        held.slot?.release();
-        held.slot = null;
+        if (held.lane) return;
+        yieldSlot(held);
         held.lane = await lane.acquire(key, { signal: stop });
       } else {
         return;
@@ -245,159 +233,82 @@ export class Scheduler {
     }
   }
 
-  #throwIfStopped(slot: PlannedSlot): void {
-    if (this.#o.signal.aborted) throw new AbortReason("interrupt");
+  /** CHAIN-4 / CHAIN-7: throws when the slot must not start now. */
+  #preflight(slot: PlannedSlot): void {
+    if (this.#stopAll.signal.aborted) throw new AbortReason("interrupt");
     const reason = this.#stops.check(slot);
-    if (reason) throw new StopAbort(reason);
+    if (reason) throw this.#stopError(slot, reason);
+    const endpoint = this.#judge.failedEndpointOf(slot);
+    if (endpoint !== null) throw new JudgeFailed(endpoint, this.#judge.failureOf(endpoint));
   }
 
+  /** The error that ends a stopped slot's wait; a setup failure keeps its message (LIFE-5). */
+  #stopError(slot: PlannedSlot, reason: StopReason): Error {
+    if (reason !== "setup-failed") return new StopAbort(reason);
+    return this.#lifecycles[slot.experimentIndex]!.failure ??
+      new SetupFailedError("experiment setup failed");
+  }
+
+  /** Closes a slot that never started: errored without dispatch, or not dispatched (STOP-5). */
   #closeUnstarted(slot: PlannedSlot, error: unknown): SlotOutcome {
     const at = this.#o.clock.now();
     const ref = slotRef(slot);
-    if (
-      error instanceof SetupFailedError ||
-      (error instanceof StopAbort && error.reason === "setup-failed")
-    ) {
-      this.#stops.setupFailed(slot.experimentId);
-      this.#recheckWaiters(slot.experimentIndex);
-      const message = error instanceof SetupFailedError ? error.message : "experiment setup failed";
-      this.#o.onEvent({
-        type: "slot_errored",
-        at,
-        slot: ref,
-        code: "experiment-setup-failed",
-        message,
-      });
-      return { kind: "errored-undispatched", code: "experiment-setup-failed", message };
+    const errored = undispatchedError(error);
+    if (errored) {
+      this.#waiters.delete(slot.position);
+      this.#o.onEvent({ type: "slot_errored", at, slot: ref, ...errored });
+      return { kind: "errored-undispatched", ...errored };
     }
-    const reason = error instanceof StopAbort
-      ? error.reason as Exclude<StopReason, "setup-failed">
-      : abortKind(error) === "interrupt"
-      ? "interrupted"
-      : undefined;
+    const reason = notDispatchedReason(error);
     if (reason === undefined) throw error;
+    // Counted while this slot still waits, so `unstarted` includes it (BUD-5).
     if (reason === "budget-exhausted") this.#stops.budgetSkipped(slot);
+    this.#waiters.delete(slot.position);
     this.#o.onEvent({ type: "not_dispatched", at, slot: ref, reason });
     return { kind: "not-dispatched", reason };
   }
 
-  async #execute(slot: PlannedSlot, key: PriorityKey, held: Held): Promise<AttemptResult> {
-    const { clock, onEvent } = this.#o;
-    const controller = new AbortController();
-    const running: Running = { slot, controller, held };
-    this.#running.set(slot.position, running);
-    const attemptId = this.#o.random.uuid();
-    const startedAt = clock.now();
-    const deadline = slot.timeoutMs === null ? null : startedAt + slot.timeoutMs;
-    onEvent({ type: "attempt_start", at: startedAt, slot: slotRef(slot), attemptId });
-    let timer: TimerHandle | undefined;
-    if (slot.timeoutMs !== null) {
-      timer = clock.setTimeout(() => controller.abort(new AbortReason("timeout")), slot.timeoutMs);
-    }
-    if (this.#o.signal.aborted) controller.abort(new AbortReason("interrupt"));
-    const control: AttemptControl = {
-      signal: controller.signal,
-      attemptId,
-      startedAt,
-      deadline,
-      limits: { sendMaxTries: SEND_MAX_TRIES, attemptMaxRetries: ATTEMPT_MAX_RETRIES },
-      backoff: (request) => this.#backoffSleep(running, key, request),
-      activity: (text) => onEvent({ type: "activity", at: clock.now(), slot: slotRef(slot), text }),
-    };
-    try {
-      const result = await withAbandonment(this.#runAttempt(slot, control), controller.signal, {
-        clock,
-        graceMs: ATTEMPT_ABORT_GRACE_MS,
-        abandoned: () =>
-          this.#o.abandon(slot, {
-            attemptId,
-            startedAt,
-            endedAt: clock.now(),
-            kind: abortKind(controller.signal.reason) ?? "timeout",
-          }),
-      });
-      onEvent({ type: "attempt_end", at: clock.now(), slot: slotRef(slot), result });
-      this.#settled(slot, result);
-      return result;
-    } finally {
-      if (timer !== undefined) clock.clearTimeout(timer);
-      this.#running.delete(slot.position);
-    }
-  }
-
-  async #backoffSleep(running: Running, key: PriorityKey, request: BackoffRequest): Promise<void> {
-    const { clock, onEvent } = this.#o;
-    const { signal } = running.controller;
-    const ref = slotRef(running.slot);
-    const delayMs = sendBackoffMs(request.retry - 1, this.#o.random.next(), request.retryAfterMs);
-    const event = {
-      slot: ref,
-      reason: request.reason,
-      retry: request.retry,
-      maxRetries: SEND_MAX_TRIES,
-      delayMs,
-    };
-    onEvent({ type: "backoff", at: clock.now(), state: "sleeping", ...event });
-    running.held.slot?.release();
-    running.held.slot = null;
-    this.#backoff++;
-    try {
-      await sleep(clock, delayMs, { signal });
-      running.held.slot = await this.#global.acquire(key, { signal });
-      onEvent({ type: "backoff", at: clock.now(), state: "resumed", ...event });
-    } finally {
-      this.#backoff--;
-    }
-  }
-
+  /** CHAIN-12, second half: stop state, early-exit siblings, waiters a stop now covers. */
   #settled(slot: PlannedSlot, result: AttemptResult): void {
-    this.#stops.settled(slot, result);
+    const scopes = this.#stops.settled(slot, result);
     const experiment = this.#plan.experiments[slot.experimentIndex]!;
     if (result.verdict === "passed" && experiment.earlyExit && slot.kind === "pass") {
       for (const other of this.#running.values()) {
         if (
-          other.slot !== slot && other.slot.experimentId === slot.experimentId &&
+          other.slot !== slot && other.slot.experimentIndex === slot.experimentIndex &&
           other.slot.evalId === slot.evalId
         ) {
-          other.controller.abort(new AbortReason("early-exit"));
+          other.abort("early-exit");
         }
       }
     }
-    this.#recheckWaiters(slot.experimentIndex);
+    this.#recheck(scopes);
   }
 
-  /** Ends the waits of slots that a stop condition now applies to (CHAIN-6). */
-  #recheckWaiters(experimentIndex: number): void {
-    for (const waiter of this.#waiters.values()) {
-      if (waiter.slot.experimentIndex !== experimentIndex) continue;
-      const reason = this.#stops.check(waiter.slot);
-      if (reason) waiter.controller.abort(new StopAbort(reason));
+  /** Ends the waits of the waiters a changed stop scope now stops (CHAIN-6, STOP-3). */
+  #recheck(scopes: readonly StopScope[]): void {
+    for (const scope of scopes) {
+      for (const waiter of [...this.#waiters.inScope(scope)]) {
+        const reason = this.#stops.check(waiter.slot);
+        if (reason) waiter.controller.abort(this.#stopError(waiter.slot, reason));
+      }
     }
   }
 
+  /** INT-1: no further grants; waiters settle interrupted; running Attempts are aborted. */
   #interrupt(): void {
+    this.#stopAll.abort(new AbortReason("interrupt"));
     for (const waiter of this.#waiters.values()) {
       waiter.controller.abort(new AbortReason("interrupt"));
     }
-    for (const running of this.#running.values()) {
-      running.controller.abort(new AbortReason("interrupt"));
-    }
+    for (const execution of this.#running.values()) execution.abort("interrupt");
   }
 
-  #emitStopDiagnostic(
-    d: {
-      level: "warning" | "error";
-      code: string;
-      message: string;
-      experimentId: string;
-      evalId: string | null;
-      data: Record<string, string | number | null>;
-    },
-  ): void {
-    const unstarted =
-      [...this.#waiters.values()].filter((w) =>
-        w.slot.experimentId === d.experimentId && (d.evalId === null || w.slot.evalId === d.evalId)
-      ).length;
+  #emitStopDiagnostic(d: StopDiagnostic): void {
+    const scope = {
+      experimentIndex: this.#plan.experiments.findIndex((e) => e.id === d.experimentId),
+      evalId: d.evalId,
+    };
     this.#o.onEvent({
       type: "diagnostic",
       at: this.#o.clock.now(),
@@ -406,40 +317,14 @@ export class Scheduler {
       message: d.message,
       experimentId: d.experimentId,
       evalId: d.evalId,
-      data: { ...d.data, unstarted },
+      data: { ...d.data, unstarted: this.#waiters.inScope(scope).size },
       persist: true,
     });
   }
 }
 
-function slotRef(slot: PlannedSlot): SlotRef {
-  return {
-    position: slot.position,
-    experimentId: slot.experimentId,
-    evalId: slot.evalId,
-    ordinal: slot.ordinal,
-  };
-}
-
-/**
- * Starts every task and resolves when all have settled; rejects with the first failure after all
- * settled. Tasks here are lightweight waiters (CHAIN-0), not bounded work.
- */
-function settleAll(tasks: readonly (() => Promise<void>)[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let left = tasks.length;
-    let failure: { error: unknown } | undefined;
-    if (left === 0) return resolve();
-    const done = () => {
-      if (--left > 0) return;
-      if (failure) reject(failure.error);
-      else resolve();
-    };
-    for (const task of tasks) {
-      task().then(done, (error) => {
-        failure ??= { error };
-        done();
-      });
-    }
-  });
+/** Gives the global slot back before a wait (CHAIN-8, CHAIN-9). */
+function yieldSlot(held: Held): void {
+  held.slot?.release();
+  held.slot = null;
 }

@@ -19,6 +19,16 @@ export interface StopDiagnostic {
 /** Why a slot must not start, or `setup-failed` when its experiment's setup failed. */
 export type StopReason = NotDispatchedReason | "setup-failed";
 
+/**
+ * The slots whose stop check may have changed: one (experiment, eval) key, or a whole experiment
+ * when `evalId` is null. Rechecks visit only the waiters of the scopes a settle returns, so stop
+ * handling costs O(affected waiters), not O(all waiters), per settle.
+ */
+export interface StopScope {
+  readonly experimentIndex: number;
+  readonly evalId: string | null;
+}
+
 const keyOf = (experimentId: string, evalId: string) => `${experimentId}\u0000${evalId}`;
 
 /** The mutable stop state of one Invocation. */
@@ -71,9 +81,10 @@ export class StopRules {
     return this.#passedKeys.has(keyOf(experimentId, evalId));
   }
 
-  /** Marks an experiment whose setup failed (LIFE-5). */
-  setupFailed(experimentId: string): void {
-    this.#setupFailed.add(experimentId);
+  /** Marks an experiment whose setup failed (LIFE-5); returns the scope to recheck. */
+  setupFailed(experimentIndex: number): StopScope {
+    this.#setupFailed.add(this.#plan.experiments[experimentIndex]!.id);
+    return { experimentIndex, evalId: null };
   }
 
   /** Notes that a budget skip happened, reporting `budget-exhausted` once per experiment. */
@@ -91,22 +102,41 @@ export class StopRules {
     });
   }
 
-  /** Folds a settled Attempt into the stop state. */
-  settled(slot: PlannedSlot, result: AttemptResult): void {
+  /** Folds a settled Attempt into the stop state; returns the scopes whose checks changed. */
+  settled(slot: PlannedSlot, result: AttemptResult): StopScope[] {
     const key = keyOf(slot.experimentId, slot.evalId);
-    if (result.verdict === "passed") this.#passedKeys.add(key);
-    this.#addSpend(slot, result);
-    this.#halt(slot, result);
-    this.#streak(slot, key, result);
+    const experiment = this.#plan.experiments[slot.experimentIndex]!;
+    const evalScope = { experimentIndex: slot.experimentIndex, evalId: slot.evalId };
+    const scopes: StopScope[] = [];
+    if (result.verdict === "passed" && !this.#passedKeys.has(key)) {
+      this.#passedKeys.add(key);
+      if (experiment.earlyExit && slot.kind === "pass") scopes.push(evalScope);
+    }
+    if (this.#addSpend(slot, result)) scopes.push({ ...evalScope, evalId: null });
+    const halted = this.#halt(slot, result);
+    if (halted === "experiment") scopes.push({ ...evalScope, evalId: null });
+    if (halted === "eval") scopes.push(evalScope);
+    if (this.#streak(slot, key, result)) scopes.push(evalScope);
+    return scopes;
   }
 
-  #addSpend(slot: PlannedSlot, result: AttemptResult): void {
+  /** Adds the estimated cost; true when this settle exhausted the budget. */
+  #addSpend(slot: PlannedSlot, result: AttemptResult): boolean {
     const id = slot.experimentId;
+    const budget = this.#plan.experiments[slot.experimentIndex]!.budgetUSD;
+    const before = this.#spend.get(id) ?? 0;
     if (result.estimatedCostUSD !== null) {
-      this.#spend.set(id, (this.#spend.get(id) ?? 0) + result.estimatedCostUSD);
+      this.#spend.set(id, before + result.estimatedCostUSD);
     } else if (result.turnCount > 0) {
       this.#noEstimate.set(id, (this.#noEstimate.get(id) ?? 0) + 1);
     }
+    this.#checkEnforceable(slot);
+    return budget !== null && before < budget && (this.#spend.get(id) ?? 0) >= budget;
+  }
+
+  /** BUD-6: warns once when turns ran but nothing produced an estimate. */
+  #checkEnforceable(slot: PlannedSlot): void {
+    const id = slot.experimentId;
     const experiment = this.#plan.experiments[slot.experimentIndex]!;
     if (
       experiment.budgetUSD !== null && (this.#spend.get(id) ?? 0) === 0 &&
@@ -124,9 +154,11 @@ export class StopRules {
     }
   }
 
-  #halt(slot: PlannedSlot, result: AttemptResult): void {
-    const scope = result.error?.scope;
-    if (scope === "experiment" && !this.#haltedExperiments.has(slot.experimentId)) {
+  /** Closes the gate a terminal failure's scope names; returns the scope it newly closed. */
+  #halt(slot: PlannedSlot, result: AttemptResult): "experiment" | "eval" | null {
+    const scope = result.verdict === "errored" ? result.error?.scope : undefined;
+    if (scope === "experiment") {
+      if (this.#haltedExperiments.has(slot.experimentId)) return null;
       this.#haltedExperiments.add(slot.experimentId);
       this.#once(`halt:${slot.experimentId}`, {
         level: "error",
@@ -136,9 +168,11 @@ export class StopRules {
         evalId: null,
         data: { scope: "experiment" },
       });
-    } else if (scope === "eval") {
+      return "experiment";
+    }
+    if (scope === "eval") {
       const key = keyOf(slot.experimentId, slot.evalId);
-      if (this.#haltedEvals.has(key)) return;
+      if (this.#haltedEvals.has(key)) return null;
       this.#haltedEvals.add(key);
       this.#once(`halt:${key}`, {
         level: "error",
@@ -148,13 +182,16 @@ export class StopRules {
         evalId: slot.evalId,
         data: { scope: "eval", evalId: slot.evalId },
       });
+      return "eval";
     }
+    return null;
   }
 
-  #streak(slot: PlannedSlot, key: string, result: AttemptResult): void {
+  /** Counts same-code errored settlements of a key (STOP-4); true when fail-fast fired now. */
+  #streak(slot: PlannedSlot, key: string, result: AttemptResult): boolean {
     if (result.verdict !== "errored" || !result.error) {
       this.#streaks.delete(key);
-      return;
+      return false;
     }
     const prev = this.#streaks.get(key);
     const count = prev?.code === result.error.code ? prev.count + 1 : 1;
@@ -169,7 +206,9 @@ export class StopRules {
         evalId: slot.evalId,
         data: { errorCode: result.error.code },
       });
+      return true;
     }
+    return false;
   }
 
   #once(id: string, d: StopDiagnostic): void {

@@ -1,0 +1,108 @@
+/**
+ * End-to-end cost of `niceeval exp --json --max-concurrency C` as a subprocess, for N no-op evals
+ * (one `scriptedAgent` turn each) with N = 200 and 10,000 and C = 1, 10, 100. Each case runs once
+ * (`n: 1, warmup: 0`) and prints wall time including process start, time per Attempt and the
+ * child's peak RSS (VmHWM from `/proc/<pid>/status`, polled while it runs).
+ *
+ * `deno bench` calls a case more than once even with `n: 1`; each case measures on its first call
+ * and prints one line, later calls return at once, so only the printed figures count.
+ *
+ * `NICEEVAL_BENCH_CLI=skip` skips these cases; `NICEEVAL_BENCH_RECORD=<dir>` puts the Record root
+ * there (for instance on a tmpfs) to separate scheduling from Record I/O.
+ */
+import { join } from "node:path";
+import { tempProject } from "../tests/_helpers/cli.ts";
+
+const SIZES = [200, 10_000];
+const CAPS = [1, 10, 100];
+const POLL_MS = 25;
+
+function projectFiles(n: number): Record<string, string> {
+  return {
+    "niceeval.config.ts":
+      `import { defineConfig } from "niceeval";\nexport default defineConfig({});\n`,
+    "experiments/noop.ts": [
+      `import { defineExperiment } from "niceeval";`,
+      `import { scriptedAgent } from "niceeval/adapter";`,
+      `export default defineExperiment({`,
+      `  agent: scriptedAgent({ name: "noop", script: [], fallback: { text: "ok" } }),`,
+      `});`,
+      ``,
+    ].join("\n"),
+    "evals/noop.eval.ts": [
+      `import { defineEval } from "niceeval";`,
+      `import { includes } from "niceeval/expect";`,
+      `export default Array.from({ length: ${n} }, () =>`,
+      `  defineEval({ async test(t) { await t.send("hi"); t.check(t.reply, includes("ok")); } })`,
+      `);`,
+      ``,
+    ].join("\n"),
+  };
+}
+
+/** Peak resident set size of a live process in KiB, or 0 when unreadable. */
+async function peakRssKiB(pid: number): Promise<number> {
+  try {
+    const status = await Deno.readTextFile(`/proc/${pid}/status`);
+    return Number(/VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1] ?? 0);
+  } catch {
+    // The process already exited (or /proc is absent): the last sample stands.
+    return 0;
+  }
+}
+
+interface Measurement {
+  readonly wallMs: number;
+  readonly peakKiB: number;
+  readonly code: number;
+}
+
+async function measure(n: number, cap: number): Promise<Measurement> {
+  await using project = await tempProject(null);
+  for (const [path, text] of Object.entries(projectFiles(n))) await project.write(path, text);
+  const record = Deno.env.get("NICEEVAL_BENCH_RECORD");
+  const recordArgs = record ? ["--record", join(record, `n${n}-c${cap}`)] : [];
+  const started = performance.now();
+  const child = project.spawn(["exp", "--json", "--max-concurrency", String(cap), ...recordArgs]);
+  let peakKiB = 0;
+  let running = true;
+  const poll = (async () => {
+    while (running) {
+      peakKiB = Math.max(peakKiB, await peakRssKiB(child.pid));
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  })();
+  const output = await child.output();
+  const wallMs = performance.now() - started;
+  running = false;
+  await poll;
+  if (record) await Deno.remove(join(record, `n${n}-c${cap}`), { recursive: true });
+  return { wallMs, peakKiB, code: output.code };
+}
+
+const skip = Deno.env.get("NICEEVAL_BENCH_CLI") === "skip";
+for (const n of SIZES) {
+  for (const cap of CAPS) {
+    let measured = false;
+    Deno.bench({
+      name: `niceeval exp ${n} no-op Attempts × concurrency ${cap}`,
+      group: `cli ${n}`,
+      n: 1,
+      warmup: 0,
+      ignore: skip,
+      async fn() {
+        if (measured) return;
+        measured = true;
+        const m = await measure(n, cap);
+        if (m.code !== 0) throw new Error(`niceeval exp exited ${m.code}`);
+        const seconds = (m.wallMs / 1000).toFixed(2);
+        const perAttempt = (m.wallMs / n).toFixed(2);
+        const rss = (m.peakKiB / 1024).toFixed(0);
+        // deno-lint-ignore no-console -- a bench reports its figures on stdout
+        console.log(
+          `cli N=${n} C=${cap}: wall ${seconds} s · ${perAttempt} ms/Attempt · peak RSS ${rss} MB`,
+        );
+      },
+    });
+  }
+}

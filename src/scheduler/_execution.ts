@@ -1,0 +1,240 @@
+/**
+ * One executing Attempt (CHAIN-10 … CHAIN-12): its deadline, the control handed to the per-Attempt
+ * work, send-retry backoff without a global slot (RETRY-4, W14/W15), abandonment after the abort
+ * grace (TIME-3), and the settle-time rules that depend on why its signal aborted (EARLY-4, TIME-3,
+ * INT-1).
+ */
+import { type AbortKind, abortKind, AbortReason } from "../_shared/mod.ts";
+import { type Clock, sleep, type TimerHandle } from "../_shared/mod.ts";
+import type { AttemptResult, RunEventSink, SlotRef } from "../_shared/mod.ts";
+import type { Random } from "../_shared/mod.ts";
+import type { PlannedSlot } from "../plan/mod.ts";
+import { withAbandonment } from "./_race.ts";
+import { ATTEMPT_ABORT_GRACE_MS, ATTEMPT_MAX_RETRIES, SEND_MAX_TRIES } from "./constants.ts";
+import type { AbandonAttempt, AttemptControl, BackoffRequest, RunAttempt } from "./control.ts";
+import type { Permit, PriorityGate } from "./gate.ts";
+import type { PriorityKey } from "./priority_queue.ts";
+import { sendBackoffMs } from "./retry.ts";
+
+/** Permits a slot holds along the chain (acquired in the order of CHAIN-13). */
+export interface Held {
+  experiment: Permit | null;
+  lane: Permit | null;
+  slot: Permit | null;
+}
+
+/** Releases whatever is still held: global slot, lane, then the experiment permit. */
+export function releaseHeld(held: Held): void {
+  held.slot?.release();
+  held.lane?.release();
+  held.experiment?.release();
+  held.slot = held.lane = held.experiment = null;
+}
+
+/** What an execution needs from its scheduler. */
+export interface ExecutionDeps {
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly emit: RunEventSink;
+  readonly runAttempt: RunAttempt;
+  readonly abandon: AbandonAttempt;
+  /** The global cap, re-entered after a backoff sleep with the Attempt's original key. */
+  readonly global: PriorityGate;
+}
+
+/** The event reference of a slot. */
+export function slotRef(slot: PlannedSlot): SlotRef {
+  return {
+    position: slot.position,
+    experimentId: slot.experimentId,
+    evalId: slot.evalId,
+    ordinal: slot.ordinal,
+  };
+}
+
+/** One admitted Attempt from `attempt_start` to `attempt_end`. */
+export class Execution {
+  readonly slot: PlannedSlot;
+  readonly #key: PriorityKey;
+  readonly #held: Held;
+  readonly #deps: ExecutionDeps;
+  readonly #controller = new AbortController();
+  readonly #ref: SlotRef;
+  #attemptId = "";
+  #startedAt = 0;
+  #timer: TimerHandle | undefined;
+  #inBackoff = false;
+  #ended = false;
+
+  constructor(slot: PlannedSlot, key: PriorityKey, held: Held, deps: ExecutionDeps) {
+    this.slot = slot;
+    this.#key = key;
+    this.#held = held;
+    this.#deps = deps;
+    this.#ref = slotRef(slot);
+  }
+
+  /** True while the Attempt holds no global slot because of send backoff (RUN-2). */
+  get inBackoff(): boolean {
+    return this.#inBackoff;
+  }
+
+  /** Aborts the Attempt's signal; the first reason wins. */
+  abort(kind: AbortKind): void {
+    this.#controller.abort(new AbortReason(kind));
+  }
+
+  /** CHAIN-10: emits `attempt_start` and starts the deadline (TIME-2). Synchronous. */
+  start(): void {
+    const { clock, emit, random } = this.#deps;
+    this.#attemptId = random.uuid();
+    this.#startedAt = clock.now();
+    emit({
+      type: "attempt_start",
+      at: this.#startedAt,
+      slot: this.#ref,
+      attemptId: this.#attemptId,
+    });
+    if (this.slot.timeoutMs !== null) {
+      this.#timer = clock.setTimeout(() => this.abort("timeout"), this.slot.timeoutMs);
+    }
+  }
+
+  /**
+   * CHAIN-11: runs the per-Attempt work and resolves with its settled result, abandoning a body
+   * that ignores its aborted signal for ATTEMPT_ABORT_GRACE_MS. Rejects only on internal errors:
+   * the work threw, or resolved without an outcome (INT-4).
+   */
+  async run(): Promise<AttemptResult> {
+    const { clock, runAttempt } = this.#deps;
+    const { signal } = this.#controller;
+    let work: Promise<AttemptResult>;
+    try {
+      work = Promise.resolve(runAttempt(this.slot, this.#control()));
+    } catch (error) {
+      work = Promise.reject(error);
+    }
+    const result = await withAbandonment(work, signal, {
+      clock,
+      graceMs: ATTEMPT_ABORT_GRACE_MS,
+      abandoned: () =>
+        this.#deps.abandon(this.slot, {
+          attemptId: this.#attemptId,
+          startedAt: this.#startedAt,
+          endedAt: clock.now(),
+          kind: abortKind(signal.reason) ?? "timeout",
+        }),
+    });
+    if (!isAttemptResult(result)) {
+      throw new Error(
+        `Attempt ${this.slot.experimentId} · ${this.slot.evalId}#${this.slot.ordinal} ended without an outcome`,
+      );
+    }
+    const abort = signal.aborted ? abortKind(signal.reason) : undefined;
+    return settledResult(result, { timeoutMs: this.slot.timeoutMs, abort });
+  }
+
+  /** CHAIN-12, first half: stops the deadline, releases the lane and emits `attempt_end`. */
+  end(result: AttemptResult): void {
+    this.#ended = true;
+    if (this.#timer !== undefined) this.#deps.clock.clearTimeout(this.#timer);
+    this.#held.lane?.release();
+    this.#held.lane = null;
+    this.#deps.emit({ type: "attempt_end", at: this.#deps.clock.now(), slot: this.#ref, result });
+  }
+
+  #control(): AttemptControl {
+    const { clock, emit } = this.#deps;
+    return {
+      signal: this.#controller.signal,
+      attemptId: this.#attemptId,
+      startedAt: this.#startedAt,
+      deadline: this.slot.timeoutMs === null ? null : this.#startedAt + this.slot.timeoutMs,
+      limits: { sendMaxTries: SEND_MAX_TRIES, attemptMaxRetries: ATTEMPT_MAX_RETRIES },
+      backoff: (request) => this.#backoff(request),
+      activity: (text) => {
+        if (!this.#ended) emit({ type: "activity", at: clock.now(), slot: this.#ref, text });
+      },
+    };
+  }
+
+  /**
+   * RETRY-2, RETRY-4, RETRY-5: sleeps without a global slot, then re-takes one under the original
+   * key (PRIO-5). The deadline keeps running: when it fires, the sleep or the re-take rejects
+   * with the abort reason at that instant. An Attempt whose backoff was cut short stays counted
+   * in `backoff` (it holds no slot) until it settles.
+   */
+  async #backoff(request: BackoffRequest): Promise<void> {
+    const { clock, emit, global } = this.#deps;
+    const { signal } = this.#controller;
+    if (signal.aborted) throw signal.reason;
+    if (this.#inBackoff || this.#held.slot === null) {
+      throw new TypeError("Cannot back off: the Attempt holds no global slot");
+    }
+    const delayMs = sendBackoffMs(
+      request.retry - 1,
+      this.#deps.random.next(),
+      request.retryAfterMs,
+    );
+    const fields = {
+      slot: this.#ref,
+      reason: request.reason,
+      retry: request.retry,
+      maxRetries: SEND_MAX_TRIES,
+      delayMs,
+    };
+    emit({ type: "backoff", at: clock.now(), state: "sleeping", ...fields });
+    this.#held.slot.release();
+    this.#held.slot = null;
+    this.#inBackoff = true;
+    await sleep(clock, delayMs, { signal });
+    this.#held.slot = await global.acquire(this.#key, { signal });
+    this.#inBackoff = false;
+    emit({ type: "backoff", at: clock.now(), state: "resumed", ...fields });
+  }
+}
+
+function isAttemptResult(value: unknown): value is AttemptResult {
+  return typeof value === "object" && value !== null &&
+    typeof (value as { verdict?: unknown }).verdict === "string";
+}
+
+/**
+ * Applies the rules that depend on why the Attempt's signal aborted, whatever the body reported:
+ * early exit turns anything but a pass into `skipped` (EARLY-4, cost kept), a deadline into
+ * `errored`/`timeout` (TIME-3), an interrupt into `interrupted` (INT-1).
+ */
+export function settledResult(
+  result: AttemptResult,
+  options: { readonly timeoutMs: number | null; readonly abort: AbortKind | undefined },
+): AttemptResult {
+  const { abort } = options;
+  if (abort === "early-exit" && result.verdict !== "passed" && result.verdict !== "skipped") {
+    return {
+      ...result,
+      verdict: "skipped",
+      outcome: "cancelled",
+      skipReason: "early-exit",
+      score: null,
+      error: null,
+    };
+  }
+  if (abort === "timeout" && !(result.verdict === "errored" && result.error?.code === "timeout")) {
+    return {
+      ...result,
+      verdict: "errored",
+      outcome: "errored",
+      score: null,
+      error: {
+        code: "timeout",
+        phase: result.error?.phase ?? "test",
+        message: `the Attempt exceeded its ${options.timeoutMs} ms deadline`,
+        scope: "attempt",
+      },
+    };
+  }
+  if (abort === "interrupt" && result.verdict !== "interrupted") {
+    return { ...result, verdict: "interrupted", outcome: "interrupted", score: null, error: null };
+  }
+  return result;
+}

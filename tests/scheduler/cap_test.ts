@@ -1,0 +1,138 @@
+/** Section A of scenarios.md: the global cap G, its source and the PLAN line (CAP-1 … CAP-5). */
+import assert from "node:assert/strict";
+import type { Plan } from "../../src/plan/mod.ts";
+import { planLines } from "../../src/report/mod.ts";
+import {
+  capAnnotation,
+  customProviderDefaults,
+  type ProviderLookup,
+  resolvePlanCap,
+} from "../../src/scheduler/mod.ts";
+import { evalIds, type FakeExperimentSpec, fakePlan } from "../_fakes/plan.ts";
+
+function planOf(...experiments: FakeExperimentSpec[]): Plan {
+  return fakePlan({ evals: ["a", "b"], experiments });
+}
+
+function line1(plan: Plan, options: Parameters<typeof resolvePlanCap>[1] = {}): string {
+  const cap = resolvePlanCap(plan, options);
+  return planLines({ plan, cap: cap.cap, capAnnotation: capAnnotation(cap) })[1]!;
+}
+
+Deno.test("S1 --max-concurrency wins over config maxConcurrency", () => {
+  const plan = planOf({ id: "x", provider: "docker" });
+  assert.deepEqual(resolvePlanCap(plan, { flag: 19, config: 4 }), {
+    cap: 19,
+    source: "flag",
+    provider: null,
+  });
+  assert.match(line1(plan, { flag: 19, config: 4 }), /concurrency 19 \(from flag\)/);
+});
+
+Deno.test("S2 config maxConcurrency applies without a flag", () => {
+  const plan = planOf({ id: "x", provider: "docker" });
+  assert.equal(resolvePlanCap(plan, { config: 4 }).cap, 4);
+  assert.match(line1(plan, { config: 4 }), /concurrency 4 \(from config\)/);
+});
+
+Deno.test("S3 only vercel pairs give G = 1 from the vercel default", () => {
+  const plan = planOf({ id: "x", provider: "vercel" }, { id: "y", provider: "vercel" });
+  assert.deepEqual(resolvePlanCap(plan, {}), {
+    cap: 1,
+    source: "provider-default",
+    provider: "vercel",
+  });
+  assert.match(line1(plan), /concurrency 1 \(from vercel default\)/);
+});
+
+Deno.test("S4 docker and e2b pairs give the docker default of 10", () => {
+  const plan = planOf({ id: "x", provider: "e2b" }, { id: "y", provider: "docker" });
+  assert.equal(resolvePlanCap(plan, {}).cap, 10);
+  assert.match(line1(plan), /concurrency 10 \(from docker default\)/);
+});
+
+Deno.test("S5 direct agents only give G = 10 from default", () => {
+  const plan = planOf({ id: "x" }, { id: "y" });
+  assert.deepEqual(resolvePlanCap(plan, {}), { cap: 10, source: "default", provider: null });
+  assert.match(line1(plan), /concurrency 10 \(from default\)/);
+});
+
+Deno.test("S6 a custom provider defaults to 5, its recommendedConcurrency, or 1 when exclusive", () => {
+  const plan = planOf({ id: "x", provider: "fake" });
+  const lookup = (info: Parameters<typeof customProviderDefaults>[0]): ProviderLookup => (name) =>
+    name === info.name ? customProviderDefaults(info) : undefined;
+  assert.equal(resolvePlanCap(plan, {}).cap, 5);
+  assert.equal(resolvePlanCap(plan, { lookup: lookup({ name: "fake" }) }).cap, 5);
+  assert.equal(
+    resolvePlanCap(plan, { lookup: lookup({ name: "fake", recommendedConcurrency: 3 }) }).cap,
+    3,
+  );
+  const exclusive = resolvePlanCap(plan, {
+    lookup: lookup({ name: "fake", recommendedConcurrency: 3, exclusive: true }),
+  });
+  assert.deepEqual(exclusive, { cap: 1, source: "provider-default", provider: "fake" });
+});
+
+Deno.test("S7 fully carried docker pairs do not count toward the provider default", () => {
+  const plan = planOf(
+    { id: "d", provider: "docker", carried: { "a#0": "passed", "b#0": "passed" } },
+    { id: "e", provider: "e2b" },
+  );
+  assert.deepEqual(resolvePlanCap(plan, {}), {
+    cap: 20,
+    source: "provider-default",
+    provider: "e2b",
+  });
+  assert.match(line1(plan), /concurrency 20 \(from e2b default\)/);
+});
+
+Deno.test("resolvePlanCap() counts every selected pair when nothing is runnable (CAP-3)", () => {
+  const plan = planOf(
+    { id: "d", provider: "docker", carried: { "a#0": "passed", "b#0": "passed" } },
+    { id: "e", provider: "e2b", carried: { "a#0": "passed", "b#0": "failed" } },
+  );
+  assert.equal(resolvePlanCap(plan, {}).provider, "docker");
+});
+
+Deno.test("resolvePlanCap() breaks ties by the provider first reached in slot order (CAP-3)", () => {
+  const plan = fakePlan({
+    evals: ["a", "b"],
+    experiments: [
+      { id: "late", evals: ["b"], provider: "local" },
+      { id: "early", evals: ["a"], provider: "vercel" },
+    ],
+  });
+  // Slot order follows eval discovery: `a` (vercel) is reached before `b` (local).
+  assert.deepEqual(resolvePlanCap(plan, {}), {
+    cap: 1,
+    source: "provider-default",
+    provider: "vercel",
+  });
+});
+
+Deno.test("S10 an experiment maxConcurrency never influences G", () => {
+  const plan = planOf({ id: "x", provider: "docker", maxConcurrency: 50 });
+  assert.equal(resolvePlanCap(plan, {}).cap, 10);
+});
+
+Deno.test("S11 PLAN line 1 names capped experiments only", () => {
+  const plan = fakePlan({
+    evals: evalIds(2),
+    experiments: [{ id: "fast" }, { id: "slow", maxConcurrency: 1 }],
+  });
+  const line = line1(plan, { flag: 4 });
+  assert.ok(line.endsWith(" · slow ≤1"), line);
+  assert.ok(!line.includes("fast"), line);
+});
+
+Deno.test("S12 PLAN line 2 counts carried ordinals and is absent when nothing is carried", () => {
+  const evals = evalIds(9);
+  const carried: Record<string, "passed"> = {};
+  for (const id of evals.slice(0, 6)) carried[`${id}#0`] = "passed";
+  const plan = fakePlan({ evals, experiments: [{ id: "x", attempts: 5, carried }] });
+  const cap = resolvePlanCap(plan, { flag: 4 });
+  const lines = planLines({ plan, cap: cap.cap, capAnnotation: capAnnotation(cap) });
+  assert.equal(lines[2], "  6 of 45 carried in from cache · 39 to run");
+  const fresh = fakePlan({ evals, experiments: [{ id: "x", attempts: 5 }] });
+  assert.equal(planLines({ plan: fresh, cap: 4, capAnnotation: "from flag" }).length, 2);
+});
