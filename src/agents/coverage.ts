@@ -141,13 +141,6 @@ function copyEntry(entry: CoverageEntry): CoverageEntry {
  * @param declared The agent's declared coverage.
  * @param turn The turn's validated `evidenceCoverage`, if any.
  * @returns The turn's effective coverage, frozen.
- * @example
- * ```ts
- * import { completeEvidenceCoverage, lowerCoverage } from "niceeval/adapter";
- * const effective = lowerCoverage(completeEvidenceCoverage, {
- *   usage: { status: "unavailable", reason: "response lacked usage" },
- * });
- * ```
  */
 export function lowerCoverage(
   declared: EvidenceCoverage,
@@ -170,12 +163,6 @@ export function lowerCoverage(
  * @param list The coverages of the turns in scope.
  * @param fallback What an empty scope reports, usually the declared coverage.
  * @returns The per-channel worst coverage, frozen.
- * @example
- * ```ts
- * import { completeEvidenceCoverage, evidenceCoverage, worstCoverage } from "niceeval/adapter";
- * const partial = evidenceCoverage({ events: { status: "partial", reason: "stdout only" } });
- * const worst = worstCoverage([completeEvidenceCoverage, partial], completeEvidenceCoverage);
- * ```
  */
 export function worstCoverage(
   list: readonly EvidenceCoverage[],

@@ -91,11 +91,6 @@ function checkCoverage(value: unknown): EvidenceCoverage {
  *
  * @param value What a user passed as an agent.
  * @returns The agent in its driveable form, or `undefined` when `value` is not an agent.
- * @example
- * ```ts
- * import { resolveAgent, scriptedAgent } from "niceeval/adapter";
- * const agent = resolveAgent(scriptedAgent({ script: [{ when: "hi", reply: { text: "hello" } }] }));
- * ```
  */
 export function resolveAgent(value: unknown): ResolvedAgent | undefined {
   if (!isBranded(value, "agent")) return undefined;

@@ -72,12 +72,6 @@ export class SendRejectedError extends Error {
  * @param error What the send threw.
  * @param agent The agent whose send failed.
  * @returns The rejection, or `undefined` when the failure is terminal.
- * @example
- * ```ts
- * import { classifyRejection, resolveAgent, scriptedAgent, SendRejectedError } from "niceeval/adapter";
- * const agent = resolveAgent(scriptedAgent({ script: [] }))!;
- * classifyRejection(new SendRejectedError("busy", { reason: "rate_limit" }), agent);
- * ```
  */
 export function classifyRejection(error: unknown, agent: ResolvedAgent): Rejection | undefined {
   if (hasErrorName(error, "SendRejectedError")) {

@@ -25,13 +25,6 @@ export function createSessionSlot<T>(name: string): SessionSlot<T> {
  * Creates the empty state of a new session line: no id, no slot values.
  *
  * @returns A session whose `capture` keeps the first non-undefined id.
- * @example
- * ```ts
- * import { createAgentSession } from "niceeval/adapter";
- * const session = createAgentSession();
- * session.capture("thread-1");
- * session.capture("thread-2"); // ignored: the first id wins
- * ```
  */
 export function createAgentSession(): AgentSession {
   return new LineSession();

@@ -21,11 +21,6 @@ export const USAGE_FIELDS: readonly (keyof Usage)[] = Object.freeze([
  * @param value The usage to check.
  * @param path Where the usage sits, for the problem's path.
  * @returns The first problem, or `undefined` when the usage is valid.
- * @example
- * ```ts
- * import { validateUsage } from "niceeval/adapter";
- * const problem = validateUsage({ inputTokens: -1 }); // path "usage.inputTokens"
- * ```
  */
 export function validateUsage(value: unknown, path = "usage"): Problem | undefined {
   const found = objectProblem(value, path, USAGE_FIELDS, "a usage object");
@@ -62,11 +57,6 @@ export function copyUsage(usage: Usage): Usage {
  *
  * @param usages One entry per turn in scope; `undefined` for a turn that reported no usage.
  * @returns The frozen sum.
- * @example
- * ```ts
- * import { sumUsage } from "niceeval/adapter";
- * sumUsage([{ inputTokens: 3, outputTokens: 1 }, { inputTokens: 2 }]); // { inputTokens: 5 }
- * ```
  */
 export function sumUsage(usages: readonly (Usage | undefined)[]): Usage {
   const out: Usage = {};

@@ -37,18 +37,6 @@ const STATUSES = ["completed", "failed"];
  * @param info The declared coverage, the turn's position, input and timing.
  * @returns `{ ok: true, record }`, or `{ ok: false, path, message }` where the message starts
  *   with the path.
- * @example
- * ```ts
- * import { completeEvidenceCoverage, validateTurn } from "niceeval/adapter";
- * const result = validateTurn({ status: "completed", events: [] }, {
- *   declared: completeEvidenceCoverage,
- *   index: 1,
- *   session: 0,
- *   input: "hi",
- *   startedAt: 0,
- *   endedAt: 5,
- * });
- * ```
  */
 export function validateTurn(turn: unknown, info: TurnValidationInfo): TurnValidation {
   const found = turnProblem(turn);

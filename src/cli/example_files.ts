@@ -14,9 +14,9 @@ export const EXAMPLE_FILES: Readonly<Record<string, string>> = {
 // Experiments live in experiments/**/*.ts (defineExperiment); evals in evals/**/*.eval.ts.
 export default defineConfig({ maxConcurrency: 4, timeoutMs: 60_000 });
 `,
-  "agents/scripted.ts": `import { scriptedAgent } from "niceeval/adapter";
+  "agents/scripted.ts": `import { type Agent, scriptedAgent } from "niceeval/adapter";
 
-export function detAgent(name: string) {
+export function detAgent(name: string): Agent {
   return scriptedAgent({
     name,
     script: [

@@ -28,10 +28,19 @@ export const INPUT_2 = digestOf({ input: 2 });
 /** Writes one Run of `experimentId` with the given slots; returns whether it was published. */
 export async function writeRun(
   root: string,
-  options: { runId: string; experimentId: string; startedAt: number; configHash?: string; slots: readonly FakeSlot[] },
+  options: {
+    runId: string;
+    experimentId: string;
+    startedAt: number;
+    configHash?: string;
+    slots: readonly FakeSlot[];
+  },
 ): Promise<string[]> {
   const clock = createFakeClock(options.startedAt);
-  const writer = new RecordWriter(root, { clock, random: createSeededRandom(options.startedAt % 997) });
+  const writer = new RecordWriter(root, {
+    clock,
+    random: createSeededRandom(options.startedAt % 997),
+  });
   const configHash = options.configHash ?? CONFIG_A;
   const slots = options.slots.map((s, position) => {
     const inputFingerprint = s.inputFingerprint ?? INPUT_1;
@@ -44,7 +53,9 @@ export async function writeRun(
       groupId: null,
       inputFingerprint,
       executionIdentityDigest: digestOf({ configHash, inputFingerprint }),
-      carried: s.fill.kind === "carried" ? { originRunId: s.fill.originRunId, attemptId: s.fill.attemptId } : null,
+      carried: s.fill.kind === "carried"
+        ? { originRunId: s.fill.originRunId, attemptId: s.fill.attemptId }
+        : null,
     };
   });
   const spec: RunSpec = {
@@ -56,7 +67,9 @@ export async function writeRun(
       startedAt: options.startedAt,
       config: { agent: "det", model: null, flags: {}, provider: null, configHash },
       options: { attempts: 1, earlyExit: false, timeoutMs: null, budgetUSD: null, rerun: "none" },
-      expectedSlots: slots.map(({ slotId, evalId, ordinal, kind, groupId, inputFingerprint, executionIdentityDigest }) => ({
+      expectedSlots: slots.map((
+        { slotId, evalId, ordinal, kind, groupId, inputFingerprint, executionIdentityDigest },
+      ) => ({
         slotId,
         evalId,
         ordinal,
@@ -70,16 +83,33 @@ export async function writeRun(
   };
   await writer.begin([spec]);
   options.slots.forEach((s, position) => {
-    const slot = { position, experimentId: options.experimentId, evalId: s.evalId, ordinal: s.ordinal };
+    const slot = {
+      position,
+      experimentId: options.experimentId,
+      evalId: s.evalId,
+      ordinal: s.ordinal,
+    };
     const fill = s.fill;
     if (fill.kind === "executed" || fill.kind === "reserved") {
       const attemptId = fill.kind === "executed" ? fill.result.attemptId : fill.attemptId;
       writer.handle({ type: "attempt_start", at: clock.now(), slot, attemptId });
     }
     if (fill.kind === "executed") {
-      writer.handle({ type: "attempt_end", at: clock.now(), slot, result: { ...fill.result, experimentId: options.experimentId, evalId: s.evalId, ordinal: s.ordinal } });
+      writer.handle({
+        type: "attempt_end",
+        at: clock.now(),
+        slot,
+        result: {
+          ...fill.result,
+          experimentId: options.experimentId,
+          evalId: s.evalId,
+          ordinal: s.ordinal,
+        },
+      });
     }
-    if (fill.kind === "not-dispatched") writer.handle({ type: "not_dispatched", at: clock.now(), slot, reason: fill.reason });
+    if (fill.kind === "not-dispatched") {
+      writer.handle({ type: "not_dispatched", at: clock.now(), slot, reason: fill.reason });
+    }
   });
   await writer.flush();
   return await writer.finish("completed");

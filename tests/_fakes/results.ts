@@ -43,7 +43,9 @@ export function result(over: Partial<AttemptResult> & { attemptId: string }): At
     score: null,
     scoreResult: null,
     skipReason: null,
-    error: verdict === "errored" ? { code: "test-threw", phase: "test", message: "boom", scope: "attempt" } : null,
+    error: verdict === "errored"
+      ? { code: "test-threw", phase: "test", message: "boom", scope: "attempt" }
+      : null,
     startedAt: Date.UTC(2026, 10, 29, 10, 0, 0),
     endedAt: Date.UTC(2026, 10, 29, 10, 0, 1),
     timedMs: 1000,
@@ -53,7 +55,16 @@ export function result(over: Partial<AttemptResult> & { attemptId: string }): At
     retries: [],
     details: {
       assertions: [
-        entry(failed ? { status: "failed", result: "mismatched", received: "failed", reason: "deterministic failure" } : {}),
+        entry(
+          failed
+            ? {
+              status: "failed",
+              result: "mismatched",
+              received: "failed",
+              reason: "deterministic failure",
+            }
+            : {},
+        ),
       ],
       turns: [],
       phases: [],

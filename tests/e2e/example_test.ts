@@ -31,8 +31,14 @@ Deno.test("niceeval exp: the keyless example runs, carries and reports exits 0",
   await t.step("exp local passes and writes one published Run", async () => {
     const r = await p.run(["exp", "local"], { env: { CI: "1" } });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^PLAN\n {2}4 attempts · 4 evals × 1 config · concurrency 4 \(from config\)\nPASSED /);
-    assert.match(r.stdout, /\n {2}4 passed · 0 failed · 0 errored {2}\(0 reused\)\n {2}21 new tok\n/);
+    assert.match(
+      r.stdout,
+      /^PLAN\n {2}4 attempts · 4 evals × 1 config · concurrency 4 \(from config\)\nPASSED /,
+    );
+    assert.match(
+      r.stdout,
+      /\n {2}4 passed · 0 failed · 0 errored {2}\(0 reused\)\n {2}21 new tok\n/,
+    );
     const runs = await runDirs(p.dir);
     assert.equal(runs.length, 1);
     firstRun = runs[0]!;
@@ -43,11 +49,17 @@ Deno.test("niceeval exp: the keyless example runs, carries and reports exits 0",
     assert.equal(record.format, "niceeval.record");
     const members = await names(join(runDir, "members"));
     assert.equal(members.length, 4);
-    for (const m of members) assert.equal((await readJson(join(runDir, "members", m))).action, "executed");
+    for (const m of members) {
+      assert.equal((await readJson(join(runDir, "members", m))).action, "executed");
+    }
     const attempts = await names(join(runDir, "attempts"));
     assert.equal(attempts.length, 4);
     for (const a of attempts) {
-      assert.deepEqual(await names(join(runDir, "attempts", a)), ["assertions.json", "attempt.json", "events.json"]);
+      assert.deepEqual(await names(join(runDir, "attempts", a)), [
+        "assertions.json",
+        "attempt.json",
+        "events.json",
+      ]);
       const doc = await readJson(join(runDir, "attempts", a, "attempt.json"));
       assert.equal(doc.outcome, "completed");
       assert.equal(typeof doc.startedAt, "string");
@@ -85,9 +97,15 @@ Deno.test("niceeval exp: the keyless example runs, carries and reports exits 0",
   await t.step("checks/fail exits 1 and its JUnit has a failure", async () => {
     const r = await p.run(["exp", "checks/fail", "--junit", "out/junit.xml"], { env: { CI: "1" } });
     assert.equal(r.code, 1, r.stderr);
-    assert.match(r.stdout, /\n✗ deliberate-fail\/broken {2}checks\/fail#0 {2}failed {2}@1[0-9A-Z]{12}\n {4}turn succeeded · expected completed · received failed · deterministic failure\n/);
+    assert.match(
+      r.stdout,
+      /\n✗ deliberate-fail\/broken {2}checks\/fail#0 {2}failed {2}@1[0-9A-Z]{12}\n {4}turn succeeded · expected completed · received failed · deterministic failure\n/,
+    );
     const xml = await p.read("out/junit.xml");
-    assert.match(xml, /<failure type="assertion" message="turn succeeded · expected completed · received failed">/);
+    assert.match(
+      xml,
+      /<failure type="assertion" message="turn succeeded · expected completed · received failed">/,
+    );
     assert.match(xml, /<testsuites name="niceeval" tests="1" failures="1" errors="0" skipped="0"/);
   });
   await t.step("the carried failure still exits 1 without executing", async () => {
@@ -100,7 +118,10 @@ Deno.test("niceeval exp: the keyless example runs, carries and reports exits 0",
   await t.step("checks/score exits 0 with a SCORED headline", async () => {
     const r = await p.run(["exp", "checks/score"], { env: { CI: "1" } });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /\nSCORED {2}[0-9.]+s\n {2}1 scored · 0 skipped · 0 errored {2}\(0 reused\)\n/);
+    assert.match(
+      r.stdout,
+      /\nSCORED {2}[0-9.]+s\n {2}1 scored · 0 skipped · 0 errored {2}\(0 reused\)\n/,
+    );
     assert.match(r.stdout, /deliberate-score\/scored {2}score 2 · 1\/1 complete/);
   });
   await t.step("show renders the project-current results", async () => {
@@ -117,15 +138,28 @@ Deno.test("niceeval exp --dry: edits name the identity part that changed exits 0
   const dry = async () => {
     const r = await p.run(["exp", "local", "--dry", "--json"]);
     assert.equal(r.code, 0, r.stderr);
-    const doc = JSON.parse(r.stdout) as { rows: { evalId: string; ordinals: { action: string; reason: string | null; detail: string | null }[] }[] };
+    const doc = JSON.parse(r.stdout) as {
+      rows: {
+        evalId: string;
+        ordinals: { action: string; reason: string | null; detail: string | null }[];
+      }[];
+    };
     return Object.fromEntries(doc.rows.map((row) => [row.evalId, row.ordinals[0]!]));
   };
   await t.step("an unchanged project carries every row", async () => {
     const rows = await dry();
-    assert.deepEqual(Object.values(rows).map((o) => o.action), ["carry", "carry", "carry", "carry"]);
+    assert.deepEqual(Object.values(rows).map((o) => o.action), [
+      "carry",
+      "carry",
+      "carry",
+      "carry",
+    ]);
   });
   await t.step("editing an eval file changes that row's input only", async () => {
-    await p.write("evals/greet/hello.eval.ts", (await p.read("evals/greet/hello.eval.ts")) + "// edited\n");
+    await p.write(
+      "evals/greet/hello.eval.ts",
+      (await p.read("evals/greet/hello.eval.ts")) + "// edited\n",
+    );
     const rows = await dry();
     assert.equal(rows["greet/hello"]!.action, "run");
     assert.equal(rows["greet/hello"]!.reason, "identity-changed");
@@ -133,13 +167,22 @@ Deno.test("niceeval exp --dry: edits name the identity part that changed exits 0
     assert.equal(rows["math/0000"]!.action, "carry");
   });
   await t.step("changing the model changes every row's config", async () => {
-    await p.write("experiments/local.ts", (await p.read("experiments/local.ts")).replace("det-v1", "det-v2"));
+    await p.write(
+      "experiments/local.ts",
+      (await p.read("experiments/local.ts")).replace("det-v1", "det-v2"),
+    );
     const rows = await dry();
     assert.equal(rows["math/0000"]!.detail, "config");
     assert.equal(rows["greet/hello"]!.detail, "config,input");
   });
   await t.step("changing only the description carries", async () => {
-    await p.write("experiments/local.ts", (await p.read("experiments/local.ts")).replace("det-v2", "det-v1").replace("deterministic baseline", "another text"));
+    await p.write(
+      "experiments/local.ts",
+      (await p.read("experiments/local.ts")).replace("det-v2", "det-v1").replace(
+        "deterministic baseline",
+        "another text",
+      ),
+    );
     const rows = await dry();
     assert.equal(rows["math/0000"]!.action, "carry");
     assert.equal(rows["tool/weather"]!.action, "carry");

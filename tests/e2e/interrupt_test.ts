@@ -34,10 +34,18 @@ Deno.test("niceeval exp: SIGINT while Attempts run publishes interrupted Runs an
   assert.equal(events[0]!.type, "start");
   assert.equal(events.filter((e) => e.type === "receipt").length, 1);
   const receipt = events.at(-1)!;
-  assert.deepEqual([receipt.type, receipt.completion, receipt.headline, receipt.exitCode], ["receipt", "interrupted", "INTERRUPTED", 130]);
+  assert.deepEqual([receipt.type, receipt.completion, receipt.headline, receipt.exitCode], [
+    "receipt",
+    "interrupted",
+    "INTERRUPTED",
+    130,
+  ]);
   assert.equal(events.filter((e) => e.type === "interrupted").length, 1);
   const ends = events.filter((e) => e.type === "attempt_end");
-  assert.ok(ends.length >= 1 && ends.every((e) => e.outcome === "interrupted" || e.outcome === "completed"), JSON.stringify(ends));
+  assert.ok(
+    ends.length >= 1 && ends.every((e) => e.outcome === "interrupted" || e.outcome === "completed"),
+    JSON.stringify(ends),
+  );
   assert.ok(events.some((e) => e.type === "not_dispatched" && e.reason === "interrupted"));
   const [runId] = receipt.runIds as string[];
   assert.ok(runId && await published(p.dir, runId));
@@ -73,7 +81,10 @@ Deno.test("niceeval exp: a SIGKILLed run stays unpublished, show warns, the reru
 async function t_show(p: Awaited<ReturnType<typeof tempProject>>): Promise<void> {
   const show = await p.run(["show"]);
   assert.equal(show.code, 0, show.stderr);
-  assert.match(show.stderr, /^! 1 unpublished run\(s\) in .* ignored \(in progress, or left by a killed process; niceeval clean removes leftovers\)\n$/);
+  assert.match(
+    show.stderr,
+    /^! 1 unpublished run\(s\) in .* ignored \(in progress, or left by a killed process; niceeval clean removes leftovers\)\n$/,
+  );
   assert.match(show.stdout, /steps\/0000 +1\/1 passed/);
 }
 

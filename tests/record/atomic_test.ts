@@ -7,7 +7,10 @@ Deno.test("writeJsonAtomic() writes 2-space JSON with a trailing newline and lea
   const dir = await Deno.makeTempDir();
   try {
     await writeJsonAtomic(join(dir, "a.json"), { b: [1, 2] }, createSeededRandom(1));
-    assert.equal(await Deno.readTextFile(join(dir, "a.json")), '{\n  "b": [\n    1,\n    2\n  ]\n}\n');
+    assert.equal(
+      await Deno.readTextFile(join(dir, "a.json")),
+      '{\n  "b": [\n    1,\n    2\n  ]\n}\n',
+    );
     await writeJsonAtomic(join(dir, "a.json"), { b: 3 }, createSeededRandom(2));
     assert.equal(await Deno.readTextFile(join(dir, "a.json")), '{\n  "b": 3\n}\n');
     const names = [];
@@ -21,7 +24,9 @@ Deno.test("writeJsonAtomic() writes 2-space JSON with a trailing newline and lea
 Deno.test("writeJsonAtomic() never leaves a half-written target when the directory is missing", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    await assert.rejects(writeJsonAtomic(join(dir, "missing", "a.json"), {}, createSeededRandom(1)));
+    await assert.rejects(
+      writeJsonAtomic(join(dir, "missing", "a.json"), {}, createSeededRandom(1)),
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { carryDecider, type CurrentIdentity, loadCandidates, RecordReader } from "../../src/record/mod.ts";
+import {
+  carryDecider,
+  type CurrentIdentity,
+  loadCandidates,
+  RecordReader,
+} from "../../src/record/mod.ts";
 import type { RerunTier } from "../../src/plan/mod.ts";
 import { CONFIG_A, CONFIG_B, digestFor, INPUT_1, INPUT_2, writeRun } from "../_fakes/record.ts";
 import { result } from "../_fakes/results.ts";
@@ -21,10 +26,18 @@ function identity(configHash = CONFIG_A, inputFingerprint = INPUT_1): CurrentIde
 async function decide(
   root: string,
   ordinal: number,
-  options: { tier?: RerunTier; current?: CurrentIdentity; timeoutMs?: number | null; evalId?: string } = {},
+  options: {
+    tier?: RerunTier;
+    current?: CurrentIdentity;
+    timeoutMs?: number | null;
+    evalId?: string;
+  } = {},
 ) {
   const evalId = options.evalId ?? "e1";
-  const candidates = await loadCandidates(new RecordReader(root), [{ experimentId: "exp", evalId }]);
+  const candidates = await loadCandidates(new RecordReader(root), [{
+    experimentId: "exp",
+    evalId,
+  }]);
   return carryDecider(candidates, options.current ?? identity(), options.tier ?? "none")({
     experimentId: "exp",
     evalId,
@@ -48,24 +61,49 @@ Deno.test("S134 rerun tiers: none carries passed and failed, --rerun passed only
       runId: "r1",
       experimentId: "exp",
       startedAt: T0,
-      slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }, { evalId: "e1", ordinal: 1, fill: exec("f", "failed") }],
+      slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }, {
+        evalId: "e1",
+        ordinal: 1,
+        fill: exec("f", "failed"),
+      }],
     });
     assert.equal((await decide(root, 0)).action, "carry");
     assert.equal((await decide(root, 1)).action, "carry");
     assert.equal((await decide(root, 0, { tier: "failed" })).action, "carry");
-    assert.deepEqual(await decide(root, 1, { tier: "failed" }).then((d) => [d.action, d.action === "run" && d.reason]), ["run", "rerun-tier"]);
-    assert.deepEqual(await decide(root, 0, { tier: "all" }).then((d) => [d.action, d.action === "run" && d.reason]), ["run", "rerun-tier"]);
+    assert.deepEqual(
+      await decide(root, 1, { tier: "failed" }).then((
+        d,
+      ) => [d.action, d.action === "run" && d.reason]),
+      ["run", "rerun-tier"],
+    );
+    assert.deepEqual(
+      await decide(root, 0, { tier: "all" }).then((
+        d,
+      ) => [d.action, d.action === "run" && d.reason]),
+      ["run", "rerun-tier"],
+    );
   }));
 
 Deno.test("S133 a changed configuration hash makes ordinals identity-changed (config)", () =>
   withRoot(async (root) => {
-    await writeRun(root, { runId: "r1", experimentId: "exp", startedAt: T0, slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }] });
+    await writeRun(root, {
+      runId: "r1",
+      experimentId: "exp",
+      startedAt: T0,
+      slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }],
+    });
     const d = await decide(root, 0, { current: identity(CONFIG_B) });
     assert.deepEqual(d.action === "run" && [d.reason, d.detail], ["identity-changed", "config"]);
     const both = await decide(root, 0, { current: identity(CONFIG_B, INPUT_2) });
-    assert.deepEqual(both.action === "run" && [both.reason, both.detail], ["identity-changed", "config,input"]);
+    assert.deepEqual(both.action === "run" && [both.reason, both.detail], [
+      "identity-changed",
+      "config,input",
+    ]);
     const input = await decide(root, 0, { current: identity(CONFIG_A, INPUT_2) });
-    assert.deepEqual(input.action === "run" && [input.reason, input.detail], ["identity-changed", "input"]);
+    assert.deepEqual(input.action === "run" && [input.reason, input.detail], [
+      "identity-changed",
+      "input",
+    ]);
   }));
 
 Deno.test("S135 carry is per ordinal: errored, not-dispatched and missing ordinals run again", () =>
@@ -86,12 +124,23 @@ Deno.test("S135 carry is per ordinal: errored, not-dispatched and missing ordina
       const d = await decide(root, o);
       reasons.push(d.action === "carry" ? "carry" : d.reason);
     }
-    assert.deepEqual(reasons, ["carry", "carry", "verdict-not-eligible", "verdict-not-eligible", "new"]);
+    assert.deepEqual(reasons, [
+      "carry",
+      "carry",
+      "verdict-not-eligible",
+      "verdict-not-eligible",
+      "new",
+    ]);
   }));
 
 Deno.test("S136 a passed ordinal longer than the current timeout runs with duration-exceeds-timeout", () =>
   withRoot(async (root) => {
-    await writeRun(root, { runId: "r1", experimentId: "exp", startedAt: T0, slots: [{ evalId: "e1", ordinal: 0, fill: exec("slow", "passed", 90_000) }] });
+    await writeRun(root, {
+      runId: "r1",
+      experimentId: "exp",
+      startedAt: T0,
+      slots: [{ evalId: "e1", ordinal: 0, fill: exec("slow", "passed", 90_000) }],
+    });
     const d = await decide(root, 0, { timeoutMs: 60_000 });
     assert.deepEqual(d.action === "run" && d.reason, "duration-exceeds-timeout");
     assert.equal((await decide(root, 0, { timeoutMs: 90_000 })).action, "carry");
@@ -99,24 +148,59 @@ Deno.test("S136 a passed ordinal longer than the current timeout runs with durat
 
 Deno.test("S137 only the latest published Run of the experiment is a source", () =>
   withRoot(async (root) => {
-    await writeRun(root, { runId: "r-old", experimentId: "exp", startedAt: T0, slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }] });
-    await writeRun(root, { runId: "r-new", experimentId: "exp", startedAt: T0 + 60_000, slots: [{ evalId: "e1", ordinal: 0, fill: exec("x", "errored") }] });
+    await writeRun(root, {
+      runId: "r-old",
+      experimentId: "exp",
+      startedAt: T0,
+      slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }],
+    });
+    await writeRun(root, {
+      runId: "r-new",
+      experimentId: "exp",
+      startedAt: T0 + 60_000,
+      slots: [{ evalId: "e1", ordinal: 0, fill: exec("x", "errored") }],
+    });
     const d = await decide(root, 0);
-    assert.deepEqual(d.action === "run" && [d.reason, d.source?.runId], ["verdict-not-eligible", "r-new"]);
+    assert.deepEqual(d.action === "run" && [d.reason, d.source?.runId], [
+      "verdict-not-eligible",
+      "r-new",
+    ]);
   }));
 
 Deno.test("loadCandidates() follows a carried member to its origin Attempt without chaining", () =>
   withRoot(async (root) => {
-    await writeRun(root, { runId: "r1", experimentId: "exp", startedAt: T0, slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }] });
-    await writeRun(root, { runId: "r2", experimentId: "exp", startedAt: T0 + 1000, slots: [{ evalId: "e1", ordinal: 0, fill: { kind: "carried", originRunId: "r1", attemptId: "p" } }] });
+    await writeRun(root, {
+      runId: "r1",
+      experimentId: "exp",
+      startedAt: T0,
+      slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }],
+    });
+    await writeRun(root, {
+      runId: "r2",
+      experimentId: "exp",
+      startedAt: T0 + 1000,
+      slots: [{
+        evalId: "e1",
+        ordinal: 0,
+        fill: { kind: "carried", originRunId: "r1", attemptId: "p" },
+      }],
+    });
     const d = await decide(root, 0);
     assert.equal(d.action, "carry");
-    assert.deepEqual(d.action === "carry" && [d.source.runId, d.source.originRunId, d.source.attemptId], ["r2", "r1", "p"]);
+    assert.deepEqual(
+      d.action === "carry" && [d.source.runId, d.source.originRunId, d.source.attemptId],
+      ["r2", "r1", "p"],
+    );
   }));
 
 Deno.test("carryDecider() answers new when no published Run holds the eval", () =>
   withRoot(async (root) => {
-    await writeRun(root, { runId: "r1", experimentId: "other", startedAt: T0, slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }] });
+    await writeRun(root, {
+      runId: "r1",
+      experimentId: "other",
+      startedAt: T0,
+      slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }],
+    });
     const d = await decide(root, 0);
     assert.deepEqual(d.action === "run" && [d.reason, d.source], ["new", null]);
   }));

@@ -26,6 +26,9 @@ Deno.test("parseLocator() is case-insensitive and maps O to 0 and I/L to 1", () 
 
 Deno.test("parseLocator() rejects anything else with malformed-locator", () => {
   for (const bad of ["@27QK3M9XT2HC4", "@17QK3M9XT2HC", "@17QK3M9XT2HCU", "hello"]) {
-    assert.throws(() => parseLocator(bad), (e: Error & { code?: string }) => e.code === "malformed-locator");
+    assert.throws(
+      () => parseLocator(bad),
+      (e: Error & { code?: string }) => e.code === "malformed-locator",
+    );
   }
 });

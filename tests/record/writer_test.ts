@@ -26,9 +26,17 @@ Deno.test("RecordWriter publishes a Run whose every slot has a member, complete 
       experimentId: "exp",
       startedAt: T0,
       slots: [
-        { evalId: "e1", ordinal: 0, fill: { kind: "executed", result: result({ attemptId: "a-1" }) } },
+        {
+          evalId: "e1",
+          ordinal: 0,
+          fill: { kind: "executed", result: result({ attemptId: "a-1" }) },
+        },
         { evalId: "e1", ordinal: 1, fill: { kind: "not-dispatched", reason: "early-exit" } },
-        { evalId: "e2", ordinal: 0, fill: { kind: "carried", originRunId: "run-0", attemptId: "a-0" } },
+        {
+          evalId: "e2",
+          ordinal: 0,
+          fill: { kind: "carried", originRunId: "run-0", attemptId: "a-0" },
+        },
       ],
     });
     assert.deepEqual(published, ["run-1"]);
@@ -43,12 +51,21 @@ Deno.test("RecordWriter publishes a Run whose every slot has a member, complete 
     const m1 = await json(join(dir, "members", `${slotIdOf("e1", 1)}.json`));
     assert.deepEqual([m1.action, m1.attempt, m1.reason], ["not-dispatched", null, "early-exit"]);
     const m2 = await json(join(dir, "members", `${slotIdOf("e2", 0)}.json`));
-    assert.deepEqual([m2.action, m2.attempt], ["carried", { originRunId: "run-0", attemptId: "a-0" }]);
+    assert.deepEqual([m2.action, m2.attempt], ["carried", {
+      originRunId: "run-0",
+      attemptId: "a-0",
+    }]);
     const attempt = await json(join(dir, "attempts", "a-1", "attempt.json"));
     assert.equal(attempt.outcome, "completed");
     assert.equal(attempt.durationMs, 1000);
-    assert.equal((await json(join(dir, "attempts", "a-1", "assertions.json"))).format, "niceeval.assertions");
-    assert.equal((await json(join(dir, "attempts", "a-1", "events.json"))).format, "niceeval.events");
+    assert.equal(
+      (await json(join(dir, "attempts", "a-1", "assertions.json"))).format,
+      "niceeval.assertions",
+    );
+    assert.equal(
+      (await json(join(dir, "attempts", "a-1", "events.json"))).format,
+      "niceeval.events",
+    );
     assert.equal((await json(join(root, "record.json"))).format, "niceeval.record");
   }));
 
@@ -75,9 +92,21 @@ Deno.test("RecordReader recomputes verdicts from stored assertions (REC-6)", () 
       experimentId: "exp",
       startedAt: T0,
       slots: [
-        { evalId: "e1", ordinal: 0, fill: { kind: "executed", result: result({ attemptId: "p", verdict: "passed" }) } },
-        { evalId: "e1", ordinal: 1, fill: { kind: "executed", result: result({ attemptId: "f", verdict: "failed" }) } },
-        { evalId: "e1", ordinal: 2, fill: { kind: "executed", result: result({ attemptId: "x", verdict: "errored" }) } },
+        {
+          evalId: "e1",
+          ordinal: 0,
+          fill: { kind: "executed", result: result({ attemptId: "p", verdict: "passed" }) },
+        },
+        {
+          evalId: "e1",
+          ordinal: 1,
+          fill: { kind: "executed", result: result({ attemptId: "f", verdict: "failed" }) },
+        },
+        {
+          evalId: "e1",
+          ordinal: 2,
+          fill: { kind: "executed", result: result({ attemptId: "x", verdict: "errored" }) },
+        },
       ],
     });
     const reader = new RecordReader(root);
@@ -92,12 +121,15 @@ Deno.test("RecordReader reports a truncated run.json as record-invalid naming th
     const path = join(root, "runs", "run-1", "run.json");
     const text = await Deno.readTextFile(path);
     await Deno.writeTextFile(path, text.slice(0, text.length / 2));
-    await assert.rejects(new RecordReader(root).scan(), (e: Error & { code?: string; hint?: string }) => {
-      assert.equal(e.code, "record-invalid");
-      assert.ok(e.message.startsWith(path), e.message);
-      assert.match(e.hint ?? "", /move runs\/run-1 out of/);
-      return true;
-    });
+    await assert.rejects(
+      new RecordReader(root).scan(),
+      (e: Error & { code?: string; hint?: string }) => {
+        assert.equal(e.code, "record-invalid");
+        assert.ok(e.message.startsWith(path), e.message);
+        assert.match(e.hint ?? "", /move runs\/run-1 out of/);
+        return true;
+      },
+    );
   }));
 
 Deno.test("RecordReader reports a missing member of a published Run as record-invalid", () =>
@@ -106,12 +138,20 @@ Deno.test("RecordReader reports a missing member of a published Run as record-in
       runId: "run-1",
       experimentId: "exp",
       startedAt: T0,
-      slots: [{ evalId: "e1", ordinal: 0, fill: { kind: "executed", result: result({ attemptId: "p" }) } }],
+      slots: [{
+        evalId: "e1",
+        ordinal: 0,
+        fill: { kind: "executed", result: result({ attemptId: "p" }) },
+      }],
     });
     await Deno.remove(join(root, "runs", "run-1", "members", `${slotIdOf("e1", 0)}.json`));
     const reader = new RecordReader(root);
     const [run] = (await reader.scan()).runs;
-    await assert.rejects(reader.member(run!, slotIdOf("e1", 0)), (e: Error & { code?: string }) => e.code === "record-invalid" && /file is missing/.test(e.message));
+    await assert.rejects(
+      reader.member(run!, slotIdOf("e1", 0)),
+      (e: Error & { code?: string }) =>
+        e.code === "record-invalid" && /file is missing/.test(e.message),
+    );
   }));
 
 Deno.test("RecordReader refuses a record.json of a newer schema version", () =>
@@ -120,7 +160,10 @@ Deno.test("RecordReader refuses a record.json of a newer schema version", () =>
     const path = join(root, "record.json");
     const doc = JSON.parse(await Deno.readTextFile(path));
     await Deno.writeTextFile(path, JSON.stringify({ ...doc, schemaVersion: 2 }));
-    await assert.rejects(new RecordReader(root).scan(), (e: Error & { code?: string }) => e.code === "record-version-unsupported");
+    await assert.rejects(
+      new RecordReader(root).scan(),
+      (e: Error & { code?: string }) => e.code === "record-version-unsupported",
+    );
   }));
 
 Deno.test("RecordReader ignores a Run whose complete marker is not a zero-byte file (REC-10)", () =>

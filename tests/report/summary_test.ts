@@ -5,33 +5,80 @@ import { sketchPlan } from "../_fakes/plans.ts";
 import { result } from "../_fakes/results.ts";
 
 const plan = sketchPlan([{ id: "x", evals: [["a", "pass"], ["b", "pass"]], attempts: 2 }]);
-const exec = (attemptId: string, verdict: "passed" | "failed" | "errored" | "skipped"): SlotOutcome => ({
+const exec = (
+  attemptId: string,
+  verdict: "passed" | "failed" | "errored" | "skipped",
+): SlotOutcome => ({
   kind: "executed",
-  result: result({ attemptId, verdict, ...(verdict === "skipped" ? { skipReason: "early-exit" } : {}) }),
+  result: result({
+    attemptId,
+    verdict,
+    ...(verdict === "skipped" ? { skipReason: "early-exit" } : {}),
+  }),
 });
-const sum = (outcomes: SlotOutcome[], interrupted = false) => summarize(plan, outcomes, { runIdOf: () => "run", interrupted });
+const sum = (outcomes: SlotOutcome[], interrupted = false) =>
+  summarize(plan, outcomes, { runIdOf: () => "run", interrupted });
 
 Deno.test("summarize() picks the first matching headline row (OUT-H11)", () => {
-  const passed = sum([exec("1", "passed"), exec("2", "passed"), exec("3", "passed"), exec("4", "passed")]);
-  assert.deepEqual([passed.headline, exitCodeOf(passed, false), exitCodeOf(passed, true)], ["PASSED", 0, 1]);
-  const failed = sum([exec("1", "failed"), exec("2", "passed"), exec("3", "passed"), exec("4", "passed")]);
+  const passed = sum([
+    exec("1", "passed"),
+    exec("2", "passed"),
+    exec("3", "passed"),
+    exec("4", "passed"),
+  ]);
+  assert.deepEqual([passed.headline, exitCodeOf(passed, false), exitCodeOf(passed, true)], [
+    "PASSED",
+    0,
+    1,
+  ]);
+  const failed = sum([
+    exec("1", "failed"),
+    exec("2", "passed"),
+    exec("3", "passed"),
+    exec("4", "passed"),
+  ]);
   assert.deepEqual([failed.headline, exitCodeOf(failed, false)], ["FAILED", 1]);
-  const gap = sum([exec("1", "failed"), { kind: "not-dispatched", reason: "halted" }, exec("3", "passed"), exec("4", "passed")]);
+  const gap = sum([
+    exec("1", "failed"),
+    { kind: "not-dispatched", reason: "halted" },
+    exec("3", "passed"),
+    exec("4", "passed"),
+  ]);
   assert.equal(gap.headline, "INCOMPLETE");
-  const errored = sum([exec("1", "errored"), { kind: "not-dispatched", reason: "halted" }, exec("3", "failed"), exec("4", "passed")]);
+  const errored = sum([
+    exec("1", "errored"),
+    { kind: "not-dispatched", reason: "halted" },
+    exec("3", "failed"),
+    exec("4", "passed"),
+  ]);
   assert.equal(errored.headline, "ERRORED");
-  const interrupted = sum([exec("1", "errored"), { kind: "not-dispatched", reason: "interrupted" }, exec("3", "passed"), exec("4", "passed")], true);
+  const interrupted = sum([
+    exec("1", "errored"),
+    { kind: "not-dispatched", reason: "interrupted" },
+    exec("3", "passed"),
+    exec("4", "passed"),
+  ], true);
   assert.deepEqual([interrupted.headline, exitCodeOf(interrupted, false)], ["INTERRUPTED", 130]);
 });
 
 Deno.test("summarize() does not treat early-exit skips as a gap and counts them as not needed", () => {
-  const s = sum([exec("1", "passed"), { kind: "not-dispatched", reason: "early-exit" }, exec("3", "skipped"), exec("4", "passed")]);
+  const s = sum([
+    exec("1", "passed"),
+    { kind: "not-dispatched", reason: "early-exit" },
+    exec("3", "skipped"),
+    exec("4", "passed"),
+  ]);
   assert.equal(s.headline, "PASSED");
   assert.deepEqual([s.counts.notNeeded, s.counts.skipped, s.counts.unstarted], [1, 1, 0]);
 });
 
 Deno.test("summarize() counts an undispatched setup failure as errored", () => {
-  const s = sum([{ kind: "errored-undispatched", code: "experiment-setup-failed", message: "boom" }, exec("2", "passed"), exec("3", "passed"), exec("4", "passed")]);
+  const s = sum([
+    { kind: "errored-undispatched", code: "experiment-setup-failed", message: "boom" },
+    exec("2", "passed"),
+    exec("3", "passed"),
+    exec("4", "passed"),
+  ]);
   assert.deepEqual([s.headline, s.counts.errored], ["ERRORED", 1]);
   assert.equal(s.rows[0]!.reason, "experiment-setup-failed");
 });

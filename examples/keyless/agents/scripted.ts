@@ -1,6 +1,6 @@
-import { scriptedAgent } from "niceeval/adapter";
+import { type Agent, scriptedAgent } from "niceeval/adapter";
 
-export function detAgent(name: string) {
+export function detAgent(name: string): Agent {
   return scriptedAgent({
     name,
     script: [
