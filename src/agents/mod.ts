@@ -24,6 +24,8 @@ export type { TurnValidation, TurnValidationInfo } from "./validate_turn.ts";
 export { sumUsage, USAGE_FIELDS, validateUsage } from "./usage.ts";
 export type { Problem } from "./_problem.ts";
 export { scriptedAgent } from "./scripted_agent.ts";
+export { commandAgent } from "./command_agent.ts";
+export type { CommandAgentCommand, CommandAgentOptions } from "./command_agent.ts";
 export type {
   ScriptedAgentOptions,
   ScriptReply,
@@ -32,6 +34,9 @@ export type {
   ScriptTool,
   ScriptWhen,
 } from "./_script_options.ts";
+export { AgentConfigError, openAICompatibleAgent } from "./openai_agent.ts";
+export type { HostEnvReader } from "./openai_agent.ts";
+export type { OpenAICompatibleAgentOptions, OpenAITool } from "./_openai_options.ts";
 export type {
   Agent,
   AgentContext,

@@ -1,5 +1,6 @@
 /** Types of the agent contract (authoring.md §7). */
 import type { JsonValue } from "../_shared/mod.ts";
+import type { CommandResult, SandboxOps } from "../sandbox/mod.ts";
 
 /** A transient status update. */
 export interface ProgressUpdate {
@@ -124,12 +125,8 @@ export interface AgentSession {
   take<T>(slot: SessionSlot<T>): T | undefined;
 }
 
-/** Result of a command run in a sandbox (Sandboxes chapter). */
-export interface CommandResult {
-  readonly exitCode: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+/** Result of a command run in a sandbox (Sandboxes chapter §2.3). */
+export type { CommandResult };
 
 /** What an agent sees of the Attempt while it works (authoring.md §7.5). */
 export interface AgentContext {
@@ -141,6 +138,8 @@ export interface AgentContext {
   readonly evalId: string;
   /** 0 on the first physical try of a send, then 1, 2, 3. */
   readonly sendTry: number;
+  /** The Attempt's sandbox; present iff the agent's kind is `"sandbox"` (Sandboxes chapter). */
+  readonly sandbox?: SandboxOps;
   progress(u: ProgressUpdate): void;
   diagnostic(d: DiagnosticInput): void;
   log(message: string): void;

@@ -69,7 +69,7 @@ export function createTestContext(
     flags: { value: deps.flags, enumerable: true },
     usage: { get: () => sumUsage(allTurns().map((turn) => turn.usage)), enumerable: true },
     // Not enumerable: spreading `t` must not throw.
-    sandbox: { get: () => notAvailable(deps, "no-sandbox", "t.sandbox") },
+    sandbox: { get: () => deps.sandbox?.() ?? notAvailable(deps, "no-sandbox", "t.sandbox") },
   });
   for (const name of LATER_METHODS) {
     t[name] = () => notAvailable(deps, "not-supported", `t.${name}`);

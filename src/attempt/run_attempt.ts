@@ -25,7 +25,10 @@ import { sealResult } from "./_result.ts";
 import { callSiteOf } from "./call_site.ts";
 import { createTestContext, isSkipSignal } from "./context.ts";
 import { type FailureContext, failureOf } from "./failure.ts";
-import type { SessionLine } from "./session_line.ts";
+import { closeAttemptSandbox, openAttemptSandbox, type OpenedSandbox } from "./_sandbox.ts";
+import type { SandboxRuntime } from "./sandbox_runtime.ts";
+import type { EvalSandbox } from "../sandbox/mod.ts";
+import { ownCodeOf, type SessionLine } from "./session_line.ts";
 import { AttemptState } from "./state.ts";
 
 export { abandonedResult } from "./_result.ts";
@@ -43,6 +46,10 @@ export interface AttemptRunnerOptions {
   readonly clock: Clock;
   readonly random: Random;
   readonly pricing: PricingTable;
+  /** The sandbox side of the Invocation; sandbox Attempts cannot run without it. */
+  readonly sandboxes?: SandboxRuntime;
+  /** Host environment snapshot, read by built-in agents through `ctx.env` (credentials only). */
+  readonly hostEnv?: Readonly<Record<string, string>>;
 }
 
 /** Creates the per-Attempt work function the scheduler runs. */
@@ -66,12 +73,24 @@ async function runOne(
   control: AttemptControl,
   deps: RunDeps,
 ): Promise<AttemptResult> {
-  const { agent, state, recorder, failures, t, main, settled, authoringError } = prepare(
+  const { agent, state, recorder, failures, t, main, settled, authoringError, box } = prepare(
     slot,
     control,
     deps,
   );
-  await runAgentSetup(agent, main, state, failures, control);
+  let opened: OpenedSandbox | undefined;
+  if (slot.sandbox) {
+    opened = await openSandbox(slot, control, deps, { state, failures });
+    // Aborted before its lease was handed over: the scheduler closes the slot undispatched.
+    if (opened?.unstarted) {
+      await opened.cleanup.unwind();
+      return sealResult(slot, control, deps, state, []);
+    }
+    box.sandbox = opened?.sandbox;
+  }
+  // Agent setup and teardown run iff the sandbox steps before them succeeded (rule 34).
+  const agentReached = !state.failure;
+  if (agentReached) await runAgentSetup(agent, main, state, failures, control);
   // When the body settles, later assertions and skips are discarded (rule 3.1.3).
   const settle = () => {
     if (state.bodySettled) return;
@@ -88,10 +107,10 @@ async function runOne(
     await waitOrAbort(recorder.pending(), control.signal);
   });
   settled.abort(new AbortReason("test-settled"));
-  // Teardown runs iff the setup step was reached, which it always is here (no sandbox phase).
-  await runAgentTeardown(agent, main, state, control, deps.clock);
+  if (agentReached) await runAgentTeardown(agent, main, state, control, deps.clock);
   // No backoff of a send left in flight may outlive the Attempt: it would take a global slot.
   await state.idle();
+  if (opened) await closeAttemptSandbox(slot, opened, control, state);
   if (recorder.discardedAfterSettle > 0) {
     state.diagnostic({
       code: "assertion-after-settle",
@@ -128,6 +147,8 @@ function prepare(slot: PlannedSlot, control: AttemptControl, deps: RunDeps) {
     return error;
   };
   const groups = new AsyncLocalStorage<readonly string[]>();
+  const box: { sandbox: EvalSandbox | undefined } = { sandbox: undefined };
+  const hostEnv = deps.hostEnv;
   const recorder = createAssertionRecorder({
     kind: slot.kind,
     groupPath: () => groups.getStore() ?? [],
@@ -150,8 +171,39 @@ function prepare(slot: PlannedSlot, control: AttemptControl, deps: RunDeps) {
     state,
     failures,
     authoringError,
+    sandbox: () => box.sandbox,
+    ...(hostEnv ? { env: (name: string) => hostEnv[name] } : {}),
   });
-  return { agent, state, recorder, failures, t, main: lines[0]!, settled, authoringError };
+  return { agent, state, recorder, failures, t, main: lines[0]!, settled, authoringError, box };
+}
+
+/** Opens the slot's sandbox (sandboxes.md §3.1–§3.2), or records why it cannot. */
+async function openSandbox(
+  slot: PlannedSlot,
+  control: AttemptControl,
+  deps: RunDeps,
+  o: { state: AttemptState; failures: FailureContext },
+): Promise<OpenedSandbox | undefined> {
+  if (!deps.sandboxes) {
+    control.start?.();
+    o.state.fail({
+      code: "sandbox-create-failed",
+      phase: "sandbox.create",
+      message: "Cannot create a sandbox: this run has no sandbox runtime",
+      scope: "experiment",
+      error: undefined,
+    });
+    return undefined;
+  }
+  return await openAttemptSandbox(slot, control, {
+    runtime: deps.sandboxes,
+    state: o.state,
+    failures: o.failures,
+    clock: deps.clock,
+    random: deps.random,
+    root: deps.root,
+    evalFile: deps.evalDef.file,
+  });
 }
 
 /** The checks made when the body settles: unawaited `orStop()`s and caught authoring errors. */
@@ -188,7 +240,10 @@ async function runAgentSetup(
       await setup(main.context(0));
     } catch (error) {
       if (control.signal.aborted) state.cutShort = true;
-      else state.fail(failureOf(failures, "agent.setup", "agent-setup-failed", error));
+      else {
+        const code = ownCodeOf(error) ?? "agent-setup-failed";
+        state.fail(failureOf(failures, "agent.setup", code, error));
+      }
     }
   });
 }

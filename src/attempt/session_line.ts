@@ -20,6 +20,7 @@ import {
 } from "../agents/mod.ts";
 import type { JsonValue } from "../_shared/mod.ts";
 import type { FailureClass } from "../discovery/mod.ts";
+import type { SandboxOps } from "../sandbox/mod.ts";
 import type { AttemptControl } from "../scheduler/mod.ts";
 import { classify, type FailureContext, failureOf, isFatal } from "./failure.ts";
 import type { AttemptState } from "./state.ts";
@@ -39,6 +40,10 @@ export interface LineDeps {
   readonly failures: FailureContext;
   /** Reports an authoring error; it errors the Attempt even if caught. */
   authoringError(error: AssertionAuthoringError): AssertionAuthoringError;
+  /** The Attempt's sandbox, once open (`t.sandbox`, `ctx.sandbox` of sandbox agents). */
+  readonly sandbox?: () => SandboxOps | undefined;
+  /** Reads one host environment variable (`ctx.env`; credentials of built-in agents). */
+  readonly env?: (name: string) => string | undefined;
 }
 
 /** What to do after a failed try: retry it, or end the send with this message suffix. */
@@ -79,6 +84,7 @@ export class SessionLine {
       experimentId: d.experimentId,
       evalId: d.evalId,
       sendTry,
+      ...(d.env ? { env: d.env } : {}),
       progress: (u: ProgressUpdate) => d.control.activity(`running eval · ${u.message}`),
       diagnostic: (x: DiagnosticInput) => d.state.diagnostic(x),
       log: (message: string) => {
@@ -86,6 +92,10 @@ export class SessionLine {
         d.control.activity(`running eval · ${message}`);
       },
     };
+    const sandbox = d.sandbox?.();
+    if (sandbox !== undefined && d.agent.kind === "sandbox") {
+      Object.defineProperty(ctx, "sandbox", { value: sandbox, enumerable: true });
+    }
     for (const name of LATER_CONTEXT_MEMBERS) {
       Object.defineProperty(ctx, name, {
         get: () => {
@@ -185,7 +195,7 @@ export class SessionLine {
         failureOf(
           d.failures,
           "agent.send",
-          "agent-send-failed",
+          ownCodeOf(error) ?? "agent-send-failed",
           error,
           message,
           decision.classified,
@@ -233,4 +243,18 @@ export class SessionLine {
     });
     return record;
   }
+}
+
+/** Codes that a thrown error keeps as the Attempt's own (see {@link ownCodeOf}). */
+const OWN_CODES: readonly string[] = ["agent-config-invalid", "agent-invalid-turn"];
+
+/**
+ * The code a thrown error keeps instead of `agent-send-failed` / `agent-setup-failed`: a
+ * misconfigured agent (`agent-config-invalid`), output that is no turn (`agent-invalid-turn`) and
+ * sandbox failures (`sandbox-*`, e.g. `sandbox-unsupported` for stdin; authoring.md §8.3).
+ */
+export function ownCodeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return undefined;
+  return OWN_CODES.includes(code) || code.startsWith("sandbox-") ? code : undefined;
 }

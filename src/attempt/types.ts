@@ -16,6 +16,7 @@ import type {
   ScopedAssertions,
   ScoreMatch,
 } from "../expect/mod.ts";
+import type { EvalSandbox } from "../sandbox/mod.ts";
 
 /** `pass` or `score`. */
 export type Kind = "pass" | "score";
@@ -24,10 +25,7 @@ export type Kind = "pass" | "score";
 export type SendInput = string | { text: string };
 
 /** A sandbox as an eval sees it (Sandboxes chapter); provided by sandbox attempts only. */
-export interface EvalSandbox {
-  /** Absolute path of the workdir inside the sandbox. */
-  readonly workdir: string;
-}
+export type { EvalSandbox };
 
 /** A conversation line: `t` itself (the main session) or a `t.newSession()` handle. */
 export interface Conversation<K extends Kind> {

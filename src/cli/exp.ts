@@ -10,16 +10,27 @@ import { dryDocument, dryLines, planLines } from "../report/mod.ts";
 import { runPlan } from "../scheduler/mod.ts";
 import { humanMode } from "../panel/mod.ts";
 import { isoTime } from "../_shared/mod.ts";
-import { lockRecordRoot, stateDirOf } from "../coordination/mod.ts";
+import {
+  createKeyedMutex,
+  createProcessProbe,
+  lockRecordRoot,
+  readProcessIdentity,
+  stateDirOf,
+} from "../coordination/mod.ts";
+import type { SchedulerCoordination } from "../scheduler/mod.ts";
 import type { ExpOptions } from "./exp_options.ts";
 import { finishRun, type Invocation, openInvocation } from "./exp_invocation.ts";
 import type { Io } from "./io.ts";
-import { planRun } from "./plan_run.ts";
+import { openSandboxes, planRun, type SandboxWiring } from "./plan_run.ts";
 import { loadProject, printWarnings, requireConfig } from "./project.ts";
 import { DEFAULT_RECORD_ROOT } from "./exp_defaults.ts";
 
 /** Runs `exp` (or `exp --dry`); returns the exit code. */
 export async function runExp(io: Io, options: ExpOptions): Promise<number> {
+  if (options.teardown) {
+    const { runTeardownMode } = await import("./teardown.ts");
+    return await runTeardownMode(io, options.teardown);
+  }
   const recordRoot = resolve(io.cwd, options.record ?? DEFAULT_RECORD_ROOT);
   if (options.dry) return await runDry(io, options, recordRoot);
   await requireConfig(io.cwd);
@@ -31,8 +42,20 @@ export async function runExp(io: Io, options: ExpOptions): Promise<number> {
   const project = await loadProject(io, { experiments: true });
   if (!options.json) printWarnings(io, project.discovered.warnings);
   const planned = await planRun(project, options, recordRoot);
+  const identity = await readProcessIdentity({ host: io.hostname, pid: io.pid });
   const invocation = openInvocation(io, { options, planned, project, recordRoot });
-  return await execute(io, invocation);
+  const sandboxes = await openSandboxes(io, { planned, project, runIds: invocation.runIds });
+  return await execute(io, invocation, {
+    sandboxes,
+    coordination: {
+      projectRoot: project.root,
+      invocationId: invocation.id,
+      identity,
+      probe: createProcessProbe(),
+      mutex: createKeyedMutex(),
+      force: io.forceInterrupt,
+    },
+  });
 }
 
 async function runDry(io: Io, options: ExpOptions, recordRoot: string): Promise<number> {
@@ -84,7 +107,12 @@ function printDry(
 }
 
 /** Dispatches the plan and publishes the Runs. */
-async function execute(io: Io, inv: Invocation): Promise<number> {
+async function execute(
+  io: Io,
+  inv: Invocation,
+  wiring: { sandboxes: SandboxWiring; coordination: SchedulerCoordination },
+): Promise<number> {
+  const { sandboxes, coordination } = wiring;
   const stop = new AbortController();
   const writer = new RecordWriter(inv.recordRoot, { clock: io.clock, random: io.random });
   writer.onFailure = (error) => {
@@ -113,6 +141,7 @@ async function execute(io: Io, inv: Invocation): Promise<number> {
         clock: io.clock,
         random: io.random,
         pricing: inv.pricing,
+        ...sandboxes.runner,
       }),
       {
         signal: AbortSignal.any([io.interrupt, stop.signal]),
@@ -121,6 +150,8 @@ async function execute(io: Io, inv: Invocation): Promise<number> {
         onEvent: emit,
         cap: inv.planned.cap.cap,
         abandon: abandonedResult,
+        coordination,
+        ...sandboxes.scheduler(emit),
       },
     ).then((outcomes) => finishRun(io, inv, writer, outcomes));
     // A second signal stops waiting (INT-2): unpublished Runs stay unpublished, exit 130.

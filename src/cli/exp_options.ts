@@ -28,10 +28,48 @@ export interface ExpOptions {
   readonly earlyExit?: boolean;
   readonly budget?: number;
   readonly record?: string;
+  /** Present in `--teardown` mode (CMD-9), which takes no other setting. */
+  readonly teardown?: TeardownOptions;
 }
+
+/** The `--teardown` mode and its lease recovery flags (ORPH-7, LEASE-10, CMD-9 … CMD-11). */
+export interface TeardownOptions {
+  /** The experiment selector (required). */
+  readonly selector: string;
+  /** Inspect (without a token) or recover (with one) this sharedState key. */
+  readonly recoverSharedState?: string;
+  readonly ownerToken?: string;
+  readonly confirmOwnerTerminated: boolean;
+  readonly confirmRemoteQuiesced: boolean;
+}
+
+/** Flags that may accompany `--teardown` (CMD-9). */
+const TEARDOWN_FLAGS: readonly string[] = [
+  "teardown",
+  "recover-shared-state",
+  "owner-token",
+  "confirm-owner-terminated",
+  "confirm-remote-quiesced",
+];
+const RECOVERY_FLAGS = TEARDOWN_FLAGS.slice(2);
+const SHARED_STATE_KEY_REGEXP = /^[a-z0-9][a-z0-9._/-]{0,127}$/;
+const UUID_REGEXP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Validates flags and positionals of `exp` (FLAG-4, ERR-7) before anything is read. */
 export function expOptions(flags: ParsedFlags): ExpOptions {
+  const teardown = teardownOptions(flags);
+  if (teardown) {
+    return {
+      evalPrefixes: [],
+      positionals: [...flags.positionals],
+      tags: [],
+      json: false,
+      dry: false,
+      rerun: "none",
+      selector: teardown.selector,
+      teardown,
+    };
+  }
   forbidTogether(flags, "early-exit", "no-early-exit");
   forbidTogether(flags, "dry", "junit");
   const [selector, ...evalPrefixes] = flags.positionals;
@@ -78,4 +116,104 @@ export function expOptions(flags: ParsedFlags): ExpOptions {
     out.record = record;
   }
   return out;
+}
+
+/**
+ * Validates `--teardown` and the recovery flags before anything is read (CMD-9, CMD-11, LEASE-10):
+ * undefined without `--teardown`.
+ */
+function teardownOptions(flags: ParsedFlags): TeardownOptions | undefined {
+  const key = flagValue(flags, "recover-shared-state");
+  const token = flagValue(flags, "owner-token");
+  for (const name of RECOVERY_FLAGS) {
+    if (flagSet(flags, name) && key === undefined) {
+      throw new UsageError(
+        "usage",
+        `--${name} requires --recover-shared-state <key>`,
+        "inspect the lease first: niceeval exp <selector> --teardown --recover-shared-state <key>",
+      );
+    }
+  }
+  if (!flagSet(flags, "teardown")) {
+    if (key === undefined) return undefined;
+    throw new UsageError(
+      "usage",
+      "--recover-shared-state requires --teardown",
+      `run niceeval exp <selector> --teardown --recover-shared-state ${key}`,
+    );
+  }
+  for (const name of flags.values.keys()) {
+    if (TEARDOWN_FLAGS.includes(name)) continue;
+    throw new UsageError(
+      "usage",
+      `--${name} cannot be combined with --teardown`,
+      "--teardown accepts only --recover-shared-state, --owner-token, --confirm-owner-terminated and --confirm-remote-quiesced",
+    );
+  }
+  const [selector, ...evalPrefixes] = flags.positionals;
+  if (evalPrefixes.length > 0) {
+    throw new UsageError(
+      "usage",
+      `--teardown takes no eval prefixes, got "${evalPrefixes[0]}"`,
+      `run niceeval exp ${selector} --teardown`,
+    );
+  }
+  if (selector === undefined) {
+    throw new UsageError(
+      "usage",
+      "--teardown requires an experiment selector",
+      "name the experiments to compensate, for example niceeval exp db --teardown",
+    );
+  }
+  return { selector, ...recoveryOptions(flags, key, token) };
+}
+
+function recoveryOptions(
+  flags: ParsedFlags,
+  key: string | undefined,
+  token: string | undefined,
+): Omit<TeardownOptions, "selector"> {
+  const confirmOwnerTerminated = flagSet(flags, "confirm-owner-terminated");
+  const confirmRemoteQuiesced = flagSet(flags, "confirm-remote-quiesced");
+  const out = { confirmOwnerTerminated, confirmRemoteQuiesced };
+  if (key === undefined) return out;
+  if (!SHARED_STATE_KEY_REGEXP.test(key)) {
+    throw new UsageError(
+      "usage",
+      `--recover-shared-state requires a sharedState key, got "${key}"`,
+      "pass the key of the experiment's sharedState, for example --recover-shared-state db/main",
+    );
+  }
+  if (token === undefined) {
+    const confirmation = confirmOwnerTerminated
+      ? "confirm-owner-terminated"
+      : confirmRemoteQuiesced
+      ? "confirm-remote-quiesced"
+      : undefined;
+    if (confirmation === undefined) return { ...out, recoverSharedState: key };
+    throw new UsageError(
+      "usage",
+      `--${confirmation} requires --owner-token <t>`,
+      `inspect the lease to learn its owner token: niceeval exp <selector> --teardown --recover-shared-state ${key}`,
+    );
+  }
+  if (!UUID_REGEXP.test(token)) {
+    throw new UsageError(
+      "usage",
+      `--owner-token requires a UUID, got "${token}"`,
+      `copy the owner token printed by niceeval exp <selector> --teardown --recover-shared-state ${key}`,
+    );
+  }
+  const missing = [
+    ...(confirmOwnerTerminated ? [] : ["--confirm-owner-terminated"]),
+    ...(confirmRemoteQuiesced ? [] : ["--confirm-remote-quiesced"]),
+  ];
+  if (missing.length > 0) {
+    throw new UsageError(
+      "shared-state-recovery-confirmation-required",
+      `Cannot recover sharedState key "${key}": missing ${missing.join(" and ")}`,
+      "confirm that the owner process has ended and that no remote work still uses the state, then pass both flags",
+    );
+  }
+  return { ...out, recoverSharedState: key, ownerToken: token };
 }

@@ -77,6 +77,30 @@ export const EXP_FLAGS: readonly FlagSpec[] = [
     value: "<root>",
     description: "Record root directory (default: .niceeval/record)",
   },
+  {
+    name: "teardown",
+    description:
+      "run only teardown compensation for the selected experiments; no evals, no setup (default: off)",
+  },
+  {
+    name: "recover-shared-state",
+    value: "<key>",
+    description:
+      "with --teardown: inspect a sharedState lease, or recover it with --owner-token (default: none)",
+  },
+  {
+    name: "owner-token",
+    value: "<t>",
+    description: "owner token (UUID) of the retained lease to recover (default: none)",
+  },
+  {
+    name: "confirm-owner-terminated",
+    description: "confirm that the lease owner's process has ended (default: off)",
+  },
+  {
+    name: "confirm-remote-quiesced",
+    description: "confirm that nothing remote still writes the shared state (default: off)",
+  },
 ];
 
 /** Flags of `exp list`. */

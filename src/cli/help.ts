@@ -4,6 +4,23 @@ import { EXP_FLAGS, EXP_LIST_FLAGS, type FlagSpec, INIT_FLAGS, LIST_FLAGS } from
 import { CLEAN_FLAGS } from "./clean_flags.ts";
 import { SHOW_FLAGS } from "./show_flags.ts";
 
+/** Flags of `sandbox list` (sandboxes.md §7.3). */
+export const SANDBOX_LIST_FLAGS: readonly FlagSpec[] = [
+  { name: "orphans", description: "only orphaned and unverified sandboxes (default: all)" },
+  { name: "provider", value: "<name>", description: "only this provider (default: all)" },
+  { name: "json", description: "one JSON document on stdout (default: off)" },
+];
+
+/** Flags of `sandbox prune` (sandboxes.md §7.3). */
+export const SANDBOX_PRUNE_FLAGS: readonly FlagSpec[] = [
+  {
+    name: "force",
+    description: "also destroy sandboxes whose owner cannot be verified (default: orphans only)",
+  },
+  { name: "provider", value: "<name>", description: "only this provider (default: all)" },
+  { name: "json", description: "one JSON document on stdout (default: off)" },
+];
+
 interface CommandHelp {
   readonly usage: string;
   readonly summary: string;
@@ -48,6 +65,18 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     summary: "List the experiments and how many evals each selects",
     flags: EXP_LIST_FLAGS,
     examples: ["niceeval exp list", "niceeval exp list checks --json"],
+  },
+  "sandbox list": {
+    usage: "[--orphans] [--provider <name>] [--json]",
+    summary: "List sandboxes left by niceeval runs and whether their owner is alive",
+    flags: SANDBOX_LIST_FLAGS,
+    examples: ["niceeval sandbox list", "niceeval sandbox list --orphans --json"],
+  },
+  "sandbox prune": {
+    usage: "[--force] [--provider <name>] [--json]",
+    summary: "Destroy sandboxes whose niceeval process is gone",
+    flags: SANDBOX_PRUNE_FLAGS,
+    examples: ["niceeval sandbox prune", "niceeval sandbox prune --force --provider local"],
   },
 };
 

@@ -17,7 +17,7 @@ import {
   tagsFlag,
   unknownFlag,
 } from "./flags.ts";
-import { COMMANDS, helpText } from "./help.ts";
+import { COMMANDS, helpText, SANDBOX_LIST_FLAGS, SANDBOX_PRUNE_FLAGS } from "./help.ts";
 import type { Io } from "./io.ts";
 
 const RESERVED: Readonly<Record<string, string>> = {
@@ -103,6 +103,21 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
         ...(record !== undefined ? { record } : {}),
       });
     }
+    case "sandbox list":
+    case "sandbox prune": {
+      const list = sub === "sandbox list";
+      const flags = parseFlags(tail, list ? SANDBOX_LIST_FLAGS : SANDBOX_PRUNE_FLAGS, sub);
+      noPositionals(flags.positionals, sub);
+      const { runSandboxList, runSandboxPrune } = await import("./sandbox.ts");
+      const provider = flags.values.get("provider")?.[0];
+      const options = {
+        json: flagSet(flags, "json"),
+        ...(provider !== undefined ? { provider } : {}),
+      };
+      return list
+        ? await runSandboxList(io, { ...options, orphans: flagSet(flags, "orphans") })
+        : await runSandboxPrune(io, { ...options, force: flagSet(flags, "force") });
+    }
     case "clean": {
       const { runClean, CLEAN_FLAGS } = await import("./clean.ts");
       const flags = parseFlags(tail, CLEAN_FLAGS, "clean");
@@ -128,11 +143,15 @@ function route(command: string, rest: readonly string[]): { sub: string; tail: s
       `use niceeval ${RESERVED[command]}`,
     );
   }
+  if (command === "sandbox") return sandboxRoute(rest);
   if (!Object.hasOwn(COMMANDS, command) || command.includes(" ")) {
     throw new UsageError(
       "usage",
       `unknown command "${command}"`,
-      `commands: ${Object.keys(COMMANDS).filter((c) => !c.includes(" ")).join(", ")}`,
+      `commands: ${
+        [...new Set(Object.keys(COMMANDS).map((c) => c.startsWith("sandbox ") ? "sandbox" : c))]
+          .filter((c) => !c.includes(" ")).join(", ")
+      }`,
     );
   }
   // CMD-2: `list` as the first positional of `exp` is the subcommand, wherever flags put it.
@@ -141,6 +160,20 @@ function route(command: string, rest: readonly string[]): { sub: string; tail: s
     return { sub: "exp list", tail: rest.filter((_, i) => i !== listAt) };
   }
   return { sub: command, tail: [...rest] };
+}
+
+/** `sandbox list` and `sandbox prune` (CMD-19): the subcommand is the first argument. */
+function sandboxRoute(rest: readonly string[]): { sub: string; tail: string[] } {
+  const [name, ...tail] = rest;
+  const sub = `sandbox ${name}`;
+  if (name === undefined || !Object.hasOwn(COMMANDS, sub)) {
+    throw new UsageError(
+      "usage",
+      name === undefined ? "niceeval sandbox needs a subcommand" : `unknown command "${sub}"`,
+      "subcommands: sandbox list, sandbox prune",
+    );
+  }
+  return { sub, tail };
 }
 
 function wantsHelp(args: readonly string[]): boolean {

@@ -1,7 +1,32 @@
-/** Planning for `exp`: selection, identity, carry decisions, plan and the global cap. */
+/**
+ * Planning for `exp`: selection, identity, carry decisions, sandbox pairing and physical plans,
+ * the plan and the global cap.
+ */
+import { errorMessage, realClock, type RunEventSink } from "../_shared/mod.ts";
+import { SandboxRuntime } from "../attempt/mod.ts";
+import { machineSlotLimits, stateDirOf } from "../coordination/mod.ts";
 import type { ConfigDefinition } from "../config/mod.ts";
 import type { DiscoveredGroup } from "../discovery/mod.ts";
-import { buildPlan, type Plan, select } from "../plan/mod.ts";
+import { resolveAgent } from "../agents/mod.ts";
+import {
+  buildPlan,
+  type PairingProblem,
+  type Plan,
+  type PlannedSandbox,
+  sandboxPairs,
+  select,
+  type Selection,
+} from "../plan/mod.ts";
+import {
+  agentInstallIdentity,
+  createPhysicalResolver,
+  createProcessProbe as createSandboxProbe,
+  createProviderRegistry,
+  isSandboxError,
+  localTmpDir,
+  readOwnerIdentity,
+  sweepLocalOrphans,
+} from "../sandbox/mod.ts";
 import {
   carryDecider,
   configHashOf,
@@ -11,8 +36,17 @@ import {
   RecordReader,
   slotIdOf,
 } from "../record/mod.ts";
-import { capAnnotation, type ResolvedCap, resolveGlobalCap } from "../scheduler/mod.ts";
+import {
+  capAnnotation,
+  fileMachineSlots,
+  PROVIDER_DEFAULTS,
+  type ProviderDefaults,
+  type ResolvedCap,
+  resolvePlanCap,
+  type RunPlanOptions,
+} from "../scheduler/mod.ts";
 import type { ExpOptions } from "./exp_options.ts";
+import type { Io } from "./io.ts";
 import type { LoadedProject } from "./project.ts";
 
 /** Identity of every selected (experiment, eval). */
@@ -60,15 +94,17 @@ export async function planRun(
     digest: (experimentId: string, evalId: string) =>
       slotIdentity(identity, { experimentId, evalId, ordinal: 0 }).executionIdentityDigest,
   };
+  const physical = await physicalSandboxes(selection, project);
   const plan = buildPlan(
     selection,
     settingsOf(options, config),
     carryDecider(candidates, current, options.rerun),
+    physical,
   );
-  const cap = resolveGlobalCap({
+  const cap = resolvePlanCap(plan, {
     ...(options.maxConcurrency !== undefined ? { flag: options.maxConcurrency } : {}),
     ...(config.maxConcurrency !== undefined ? { config: config.maxConcurrency } : {}),
-    providers: [],
+    lookup: providerLookup(plan),
   });
   return {
     plan,
@@ -78,6 +114,67 @@ export async function planRun(
     emptyExperimentIds: selection.emptyExperimentIds,
     unpublished: (await reader.scan()).unpublished,
   };
+}
+
+/**
+ * Resolves the physical sandbox of every pair through the provider registry (sandboxes.md rules
+ * 2, 7, 21): provider plans do no daemon I/O, so `--dry` may do this too. Problems come back to
+ * be reported with the pairing conflicts (rule 4).
+ */
+async function physicalSandboxes(
+  selection: Selection,
+  project: LoadedProject,
+): Promise<{ sandboxes: Map<string, PlannedSandbox>; problems: PairingProblem[] }> {
+  // Plans need no credentials: providers are created with the host environment at run time.
+  const registry = createProviderRegistry({ hostEnv: {}, clock: realClock });
+  const resolve = createPhysicalResolver({
+    registry,
+    projectRoot: project.root,
+    signal: new AbortController().signal,
+  });
+  const sandboxes = new Map<string, PlannedSandbox>();
+  const problems = new Map<string, PairingProblem>();
+  for (const pair of sandboxPairs(selection, project.discovered.groups)) {
+    const experiment = selection.experiments[pair.experimentIndex]!.experiment;
+    const agent = resolveAgent(experiment.definition.agent);
+    try {
+      const found = await resolve({
+        layers: pair.layers,
+        reuse: pair.reuse,
+        evalId: pair.evalId,
+        groupId: pair.groupId,
+        agentIdentity: agentInstallIdentity({
+          name: experiment.definition.agent.name,
+          identity: agent?.identity ?? null,
+        }),
+      });
+      sandboxes.set(pair.key, Object.freeze({ ...pair, ...found }));
+    } catch (error) {
+      if (!isSandboxError(error)) throw error;
+      const message = `${experiment.file}: ${errorMessage(error)}`;
+      problems.set(message, {
+        code: error.code,
+        message,
+        hint: "fix the sandbox options of the experiment, eval or eval group",
+      });
+    }
+  }
+  return { sandboxes, problems: [...problems.values()] };
+}
+
+/** CAP-2 defaults by provider name: built-in ones, else what the plan's custom providers say. */
+function providerLookup(plan: Plan): (name: string) => ProviderDefaults | undefined {
+  const custom = new Map<string, ProviderDefaults>();
+  for (const slot of plan.slots) {
+    const s = slot.sandbox;
+    if (!s || custom.has(s.provider)) continue;
+    custom.set(s.provider, {
+      name: s.provider,
+      defaultConcurrency: s.defaultConcurrency,
+      exclusive: s.exclusive,
+    });
+  }
+  return (name) => PROVIDER_DEFAULTS[name] ?? custom.get(name);
 }
 
 function settingsOf(options: ExpOptions, config: ConfigDefinition) {
@@ -135,5 +232,78 @@ export function slotIdentity(
     configHash,
     inputFingerprint,
     executionIdentityDigest: executionDigestOf(configHash, inputFingerprint),
+  };
+}
+
+/** What `exp` hands the attempt runner and `runPlan` for sandbox Attempts. */
+export interface SandboxWiring {
+  /** Spread into `createAttemptRunner` options. */
+  readonly runner: {
+    readonly sandboxes?: SandboxRuntime;
+    readonly hostEnv: Record<string, string>;
+  };
+  /** Spread into `runPlan` options; `emit` receives `sandbox-reuse-cleanup-failed`. */
+  scheduler(emit: RunEventSink): Pick<RunPlanOptions, "sandbox" | "beforeTeardown">;
+}
+
+/**
+ * Prepares the sandbox side of a run (not `--dry`): removes local sandboxes of dead owners (rule
+ * 97), reads this process's owner identity once (rule 92), and wires providers, pools, machine
+ * slots (MSB) and create pacing.
+ */
+export async function openSandboxes(
+  io: Io,
+  input: { planned: PlannedRun; project: LoadedProject; runIds: readonly string[] },
+): Promise<SandboxWiring> {
+  const { planned, project, runIds } = input;
+  const uid = Deno.uid();
+  await sweepLocalOrphans({
+    tmpDir: localTmpDir(io.env),
+    host: io.hostname,
+    probe: createSandboxProbe(),
+    ...(uid !== null ? { uid } : {}),
+  }).catch(() => undefined); // a failed sweep never blocks a run; `sandbox prune` reports it
+  const hostEnv = { ...io.env };
+  if (!planned.plan.slots.some((s) => s.sandbox !== undefined)) {
+    return { runner: { hostEnv }, scheduler: () => ({}) };
+  }
+  const runtime = new SandboxRuntime({
+    registry: createProviderRegistry({ hostEnv: io.env, clock: io.clock }),
+    owner: await readOwnerIdentity({ host: io.hostname, pid: io.pid }),
+    runIds,
+    clock: io.clock,
+    random: io.random,
+    force: io.forceInterrupt,
+    projectRoot: project.root,
+  });
+  const machineSlots = fileMachineSlots({
+    stateDir: stateDirOf(io.env),
+    limits: machineSlotLimits(project.config.maxSandboxes, {
+      cpus: navigator.hardwareConcurrency,
+    }),
+    owner: { pid: io.pid, host: io.hostname },
+    clock: io.clock,
+  });
+  return {
+    runner: { sandboxes: runtime, hostEnv },
+    scheduler: (emit) => ({
+      sandbox: { machineSlots, createsPerSecond: project.config.createsPerSecond },
+      beforeTeardown: async (experimentId) => {
+        const failures = await runtime.stopPools(experimentId);
+        if (failures.length === 0) return true;
+        emit({
+          type: "diagnostic",
+          at: io.clock.now(),
+          level: "warning",
+          code: "sandbox-reuse-cleanup-failed",
+          message: `Cannot stop the reuse pools of ${experimentId}: ${failures[0]!.message}`,
+          experimentId,
+          evalId: null,
+          data: { failures: failures.length },
+          persist: true,
+        });
+        return false;
+      },
+    }),
   };
 }

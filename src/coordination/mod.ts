@@ -8,6 +8,13 @@
 export { acquireLock, readLockOwner, tryAcquireLock } from "./lock.ts";
 export type { FileLock, LockOwner, TryAcquireLockOptions } from "./lock.ts";
 export { stateDirOf } from "./state_dir.ts";
+export {
+  MACHINE_SLOT_POLL_MS,
+  machineSlotLimits,
+  machineSlotPath,
+  tryAcquireMachineSlot,
+} from "./machine_slots.ts";
+export type { MachineSlot, MachineSlotOwner } from "./machine_slots.ts";
 export { lockRecordRoot } from "./root_lock.ts";
 export { coordinationDirOf, leaseDirOf, teardownsDirOf } from "./paths.ts";
 export {

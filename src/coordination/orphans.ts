@@ -38,7 +38,19 @@ export interface ScanOptions {
   /** This process, read once at startup. */
   identity: ProcessIdentity;
   probe: ProcessProbe;
+  /**
+   * With a clock, a busy flock is tried again {@link SCAN_BUSY_RETRIES} times
+   * {@link SCAN_BUSY_RETRY_MS} apart before the registration counts as live: another process's
+   * scan holds an orphan's flock for a moment only, while its owner holds it for good. Without
+   * one, a busy flock is live at once.
+   */
+  clock?: Clock;
 }
+
+/** Extra flock tries of a scan with a clock. */
+export const SCAN_BUSY_RETRIES = 3;
+/** Pause between those tries. */
+export const SCAN_BUSY_RETRY_MS = 50;
 
 /** A registration this process claimed; it holds the flock until `done()` or `abandon()`. */
 export interface ClaimedOrphan {
@@ -87,7 +99,11 @@ async function classify(
 ): Promise<RegistrationStatus | "gone"> {
   if (!registration) return "unverified";
   if (registration.host !== options.identity.host) return "other-host";
-  const lock = await lockExisting(path);
+  let lock = await lockExisting(path);
+  for (let retry = 0; lock === null && options.clock && retry < SCAN_BUSY_RETRIES; retry++) {
+    await sleep(options.clock, SCAN_BUSY_RETRY_MS);
+    lock = await lockExisting(path);
+  }
   if (lock === "gone") return "gone";
   if (lock === null) return "live";
   try {

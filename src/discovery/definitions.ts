@@ -9,11 +9,10 @@ import type { JsonValue } from "../_shared/mod.ts";
 import { check, checkOptions, describe } from "../_shared/mod.ts";
 import type { Agent } from "../agents/mod.ts";
 import type { ScoreTestContext, TestContext } from "../attempt/mod.ts";
+import type { SandboxLayer } from "../sandbox/mod.ts";
 
 /** A sandbox template or layer from `niceeval/sandbox` (Sandboxes chapter). */
-export interface SandboxLayer {
-  readonly kind: string;
-}
+export type { SandboxLayer };
 
 /** The kind of an eval: pass/fail or earned points. */
 export type EvalKind = "pass" | "score";

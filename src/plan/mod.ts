@@ -1,18 +1,33 @@
 /**
  * @module plan
  * Owns planning: selection of experiments and evals, ordinals, per-slot timeouts and carry
- * decisions, in ORD-2 order. It is pure: no I/O, no clock, no scheduling policy.
+ * decisions, sandbox pairing (which layer is the template, fresh / pool / group sandboxes) and
+ * every pre-dispatch conflict, in ORD-2 order. It is pure: no I/O, no clock, no scheduling policy;
+ * physical sandboxes are resolved by the caller and passed in.
  */
 export { buildPlan } from "./build.ts";
-export type { CarryDecider, PlanSettings, SlotKey } from "./build.ts";
+export type { CarryDecider, PlanSandboxes, PlanSettings, SlotKey } from "./build.ts";
+export {
+  experimentProviders,
+  groupProblems,
+  pairingProblems,
+  pairKey,
+  sandboxPairs,
+  throwProblems,
+} from "./sandbox.ts";
+export type { PairingProblem } from "./sandbox.ts";
 export { matchExperimentIds, select, selectExperiments } from "./select.ts";
 export type { SelectedExperiment, Selection, SelectionInput } from "./select.ts";
 export type {
   CarryDecision,
   CarrySource,
+  PairLayer,
   Plan,
   PlannedExperiment,
+  PlannedSandbox,
   PlannedSlot,
   RerunTier,
   RunReason,
+  SandboxPair,
+  SandboxReuse,
 } from "./types.ts";

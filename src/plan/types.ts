@@ -1,5 +1,6 @@
 /** Plan types (scheduling.md §2): experiments × evals × ordinals with carry decisions. */
 import type { DiscoveredEval, DiscoveredExperiment } from "../discovery/mod.ts";
+import type { SandboxLayer } from "../sandbox/mod.ts";
 
 /** `--rerun` tier (CARRY-3). */
 export type RerunTier = "none" | "failed" | "all";
@@ -45,9 +46,12 @@ export interface PlannedExperiment {
   readonly earlyExit: boolean;
   readonly budgetUSD: number | null;
   readonly maxConcurrency: number | null;
-  /** Provider name, or null for direct agents. */
+  /**
+   * Provider name, or null for direct agents. When its pairs use several providers: the one with
+   * the smallest default concurrency (CAP-3), ties to the first in slot order.
+   */
   readonly provider: string | null;
-  /** Exclusive lane key, or null. */
+  /** Exclusive lane key of its first exclusive pair, or null; slots carry their own. */
   readonly laneKey: string | null;
   /** Non-carried planned slots. */
   readonly runnable: number;
@@ -68,6 +72,56 @@ export interface PlannedSlot {
   /** Per-Attempt deadline in ms (TIME-1), or null for unlimited. */
   readonly timeoutMs: number | null;
   readonly carry: CarryDecision;
+  /** The pair's sandbox; absent for direct agents (shared by every slot of the pair). */
+  readonly sandbox?: PlannedSandbox;
+}
+
+/** A layer of a pair and who declared it (sandboxes.md rule 9 owner). */
+export interface PairLayer {
+  readonly layer: SandboxLayer;
+  /** Experiment id, Eval id or Eval group id. */
+  readonly owner: string;
+  readonly side: "experiment" | "eval" | "group";
+}
+
+/** How the Attempts of a pair get their physical sandbox. */
+export type SandboxReuse = "fresh" | "pool" | "group";
+
+/** An (Experiment, Eval) pair of a sandbox agent with exactly one template (rule 2). */
+export interface SandboxPair {
+  /** See `pairKey`. */
+  readonly key: string;
+  readonly experimentIndex: number;
+  readonly experimentId: string;
+  readonly evalId: string;
+  readonly groupId: string | null;
+  /** Template layer first, then the other side's layer (steps 5 and 7 run in this order). */
+  readonly layers: readonly PairLayer[];
+  readonly reuse: SandboxReuse;
+  /** The group's `onUnavailable` (GRP-6); null outside groups. */
+  readonly onUnavailable: "stop-group" | "replace-sandbox" | null;
+}
+
+/** A pair's physical sandbox, resolved through the provider registry at plan time. */
+export interface PlannedSandbox extends SandboxPair {
+  readonly provider: string;
+  /** Exclusive lane key (LANE-1), or null for shared admission. */
+  readonly laneKey: string | null;
+  /** `recommendedConcurrency` (CAP-2 input); 1 for exclusive providers. */
+  readonly defaultConcurrency: number;
+  readonly exclusive: boolean;
+  /** The provider plan's identity (sandboxes.md rule 21). */
+  readonly identity: string;
+  /** The provider's own plan, opaque here. */
+  readonly physical: unknown;
+  /** Host fixture directories in copy order: the Experiment's, then the Eval's or group's. */
+  readonly fixtures: readonly string[];
+  /** The template's declared `lifetimeMs`, if any. */
+  readonly lifetimeMs: number | null;
+  /** Pool identity (rule 72) for `pool` and `group`; null for `fresh`. */
+  readonly poolKey: string | null;
+  /** The Eval's own layer declares setup or teardown hooks (rule 72 scope, rule 75). */
+  readonly evalHooks: boolean;
 }
 
 /** The complete plan, built before anything is dispatched (PLAN-1). */

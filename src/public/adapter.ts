@@ -10,10 +10,12 @@
  * ```
  */
 export {
+  commandAgent,
   completeEvidenceCoverage,
   createSessionSlot,
   defineAgent,
   evidenceCoverage,
+  openAICompatibleAgent,
   scriptedAgent,
   SendRejectedError,
 } from "../agents/mod.ts";
@@ -22,12 +24,16 @@ export type {
   AgentContext,
   AgentDefinition,
   AgentSession,
+  CommandAgentCommand,
+  CommandAgentOptions,
   CommandResult,
   CoverageEntry,
   DiagnosticInput,
   ErrorEvent,
   EvidenceCoverage,
   MessageEvent,
+  OpenAICompatibleAgentOptions,
+  OpenAITool,
   OperationFinishedEvent,
   OperationStartedEvent,
   ProgressUpdate,

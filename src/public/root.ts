@@ -35,8 +35,8 @@ export type {
   ExperimentOptions,
   FailureClass,
   FailureInfo,
-  SandboxLayer,
 } from "../discovery/mod.ts";
+export type { SandboxLayer } from "../sandbox/mod.ts";
 export {
   AgentSendError,
   AssertionAuthoringError,

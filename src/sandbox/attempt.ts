@@ -15,7 +15,7 @@ import {
 } from "./facade.ts";
 import { copyFixtures } from "./fixtures.ts";
 import { baselineLedger, hasGit } from "./ledger.ts";
-import { LEASE_RESERVE_MS, type Pool } from "./pool.ts";
+import { type InstanceAdmission, LEASE_RESERVE_MS, type Pool } from "./pool.ts";
 import {
   type AttemptLayer,
   failureOf,
@@ -95,6 +95,8 @@ export interface LeasedSandboxOptions extends AttemptSandboxCommon {
    * `agent-send-failed` or `SandboxRetiredError` (rule 86); see {@link releaseOutcomeOf}.
    */
   readonly releaseOutcome: () => "reset" | "retire";
+  /** Machine slot and pacing of a new instance this lease creates. */
+  readonly admission?: InstanceAdmission;
 }
 
 /** A ready sandbox, or why it is not. */
@@ -156,7 +158,11 @@ export async function openLeasedSandbox(o: LeasedSandboxOptions): Promise<Attemp
   try {
     phase.set("sandbox.lease");
     const minRemainingMs = (o.timeoutMs ?? o.lifetimeMs) + LEASE_RESERVE_MS;
-    const lease = await o.pool.acquire({ minRemainingMs, signal: o.signal });
+    const lease = await o.pool.acquire({
+      minRemainingMs,
+      signal: o.signal,
+      ...(o.admission ? { admission: o.admission } : {}),
+    });
     const deadlineAt = o.startDeadline();
     const facadeLease = createFacadeLease();
     o.cleanup.push({

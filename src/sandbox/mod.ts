@@ -91,6 +91,7 @@ export {
 export type { LedgerOptions } from "./ledger.ts";
 export { LEASE_RESERVE_MS, Pool, poolCapacity, poolIdentity, poolScope } from "./pool.ts";
 export type {
+  InstanceAdmission,
   InstanceFactory,
   PoolIdentityInput,
   PoolInstance,
@@ -98,6 +99,13 @@ export type {
   PoolOptions,
 } from "./pool.ts";
 export { createInstanceFactory } from "./pool_instance.ts";
+export { agentInstallIdentity, createPhysicalResolver } from "./physical.ts";
+export type {
+  PhysicalInput,
+  PhysicalLayer,
+  PhysicalResolver,
+  PhysicalSandbox,
+} from "./physical.ts";
 export type { InstanceFactoryOptions } from "./pool_instance.ts";
 export {
   classifyOwner,

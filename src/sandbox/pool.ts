@@ -21,8 +21,22 @@ export interface PoolInstance {
   readonly cleanup: CleanupStack;
 }
 
+/**
+ * How the Attempt that triggers a new instance takes its machine slot and paces its creates
+ * (§3.2 step 2 runs §3.1 steps 2–3 through the scheduler); overrides the factory's defaults.
+ */
+export interface InstanceAdmission {
+  /** Step 2: takes a machine slot; the returned release is pushed first on the instance's stack. */
+  readonly acquireSlot?: (signal: AbortSignal) => Promise<(() => void | Promise<void>) | void>;
+  /** Step 3: create pacing, awaited before each create try. */
+  readonly beforeCreateTry?: (tryNumber: number, signal: AbortSignal) => Promise<void>;
+}
+
 /** Creates one ready instance (§3.1 steps 2–5 plus the ledger anchor); see `createInstanceFactory`. */
-export type InstanceFactory = (signal: AbortSignal) => Promise<PoolInstance>;
+export type InstanceFactory = (
+  signal: AbortSignal,
+  admission?: InstanceAdmission,
+) => Promise<PoolInstance>;
 
 /** One Attempt's hold on an instance. */
 export interface PoolLease {
@@ -107,7 +121,9 @@ export class Pool {
   }
 
   /** The acquire loop of rule 78; rejects with `sandbox-pool-frozen` once frozen. */
-  async acquire(o: { minRemainingMs: number; signal: AbortSignal }): Promise<PoolLease> {
+  async acquire(
+    o: { minRemainingMs: number; signal: AbortSignal; admission?: InstanceAdmission },
+  ): Promise<PoolLease> {
     for (;;) {
       o.signal.throwIfAborted();
       if (this.#frozen) {
@@ -158,11 +174,13 @@ export class Pool {
     return this.#stopping;
   }
 
-  async #createAndLease(o: { minRemainingMs: number; signal: AbortSignal }): Promise<PoolLease> {
+  async #createAndLease(
+    o: { minRemainingMs: number; signal: AbortSignal; admission?: InstanceAdmission },
+  ): Promise<PoolLease> {
     this.#creating++;
     let instance: PoolInstance;
     try {
-      instance = await this.#o.factory(o.signal);
+      instance = await this.#o.factory(o.signal, o.admission);
     } finally {
       this.#creating--;
       this.#notify();

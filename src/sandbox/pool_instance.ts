@@ -9,7 +9,7 @@ import { createWithRetry } from "./create.ts";
 import { isSandboxError, SandboxPoolError } from "./errors.ts";
 import { type CommandEvidence, createFacade } from "./facade.ts";
 import { anchorLedger, hasGit } from "./ledger.ts";
-import type { InstanceFactory, PoolInstance } from "./pool.ts";
+import type { InstanceAdmission, InstanceFactory, PoolInstance } from "./pool.ts";
 import { type AttemptLayer, probeShell, runLayerSetups } from "./_steps.ts";
 import type { OwnerStamp, SandboxDiagnostic, SandboxHandle, SandboxProvider } from "./types.ts";
 
@@ -37,7 +37,9 @@ export interface InstanceFactoryOptions {
 
 /** Builds the factory a {@link Pool} calls for each new instance. */
 export function createInstanceFactory(o: InstanceFactoryOptions): InstanceFactory {
-  return async (signal) => {
+  return async (signal, admission?: InstanceAdmission) => {
+    const acquireSlot = admission?.acquireSlot ?? o.acquireSlot;
+    const beforeCreateTry = admission?.beforeCreateTry ?? o.beforeCreateTry;
     const cleanup = new CleanupStack({
       clock: o.clock,
       ...(o.force ? { force: o.force } : {}),
@@ -45,7 +47,7 @@ export function createInstanceFactory(o: InstanceFactoryOptions): InstanceFactor
     });
     let phase = "sandbox.slot";
     try {
-      const release = await o.acquireSlot?.(signal);
+      const release = await acquireSlot?.(signal);
       if (release) cleanup.push({ kind: "slot-release", run: () => release() });
       phase = "sandbox.create";
       const { handle } = await createWithRetry(o.provider, o.plan, {
@@ -56,7 +58,7 @@ export function createInstanceFactory(o: InstanceFactoryOptions): InstanceFactor
         random: o.random,
         progress: (m) => o.onProgress?.(m),
         diagnostic: (d) => o.onDiagnostic?.(d),
-        ...(o.beforeCreateTry ? { beforeTry: o.beforeCreateTry } : {}),
+        ...(beforeCreateTry ? { beforeTry: beforeCreateTry } : {}),
       });
       cleanup.push({ kind: "provider-stop", sandboxId: handle.id, run: (s) => handle.stop(s) });
       const shell = await probeShell(handle, signal);

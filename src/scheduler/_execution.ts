@@ -2,7 +2,9 @@
  * One executing Attempt (CHAIN-10 … CHAIN-12): its deadline, the control handed to the per-Attempt
  * work, send-retry backoff without a global slot (RETRY-4, W14/W15), abandonment after the abort
  * grace (TIME-3), and the settle-time rules that depend on why its signal aborted (EARLY-4, TIME-3,
- * INT-1).
+ * INT-1). A pooled sandbox Attempt starts when its lease is handed over (sandboxes.md rule 46): the
+ * work calls `control.start()`, and may first wait for a machine slot or pacing without a global
+ * slot (W11, §4.4).
  */
 import { type AbortKind, abortKind, AbortReason } from "../_shared/mod.ts";
 import { type Clock, sleep, type TimerHandle } from "../_shared/mod.ts";
@@ -11,24 +13,35 @@ import type { Random } from "../_shared/mod.ts";
 import type { PlannedSlot } from "../plan/mod.ts";
 import { withAbandonment } from "./_race.ts";
 import { ATTEMPT_ABORT_GRACE_MS, ATTEMPT_MAX_RETRIES, SEND_MAX_TRIES } from "./constants.ts";
-import type { AbandonAttempt, AttemptControl, BackoffRequest, RunAttempt } from "./control.ts";
+import type {
+  AbandonAttempt,
+  AttemptControl,
+  BackoffRequest,
+  RunAttempt,
+  SandboxAdmission,
+} from "./control.ts";
 import type { Permit, PriorityGate } from "./gate.ts";
+import { type PhysicalAdmission, type PhysicalHeld, releasePhysical } from "./physical.ts";
 import type { PriorityKey } from "./priority_queue.ts";
 import { sendBackoffMs } from "./retry.ts";
 
 /** Permits a slot holds along the chain (acquired in the order of CHAIN-13). */
-export interface Held {
+export interface Held extends PhysicalHeld {
   experiment: Permit | null;
-  lane: Permit | null;
   slot: Permit | null;
 }
 
-/** Releases whatever is still held: global slot, lane, then the experiment permit. */
+/** Nothing held yet. */
+export function emptyHeld(): Held {
+  return { experiment: null, lane: null, pool: null, machine: null, paced: false, slot: null };
+}
+
+/** Releases whatever is still held: global slot, physical units, then the experiment permit. */
 export function releaseHeld(held: Held): void {
   held.slot?.release();
-  held.lane?.release();
+  releasePhysical(held);
   held.experiment?.release();
-  held.slot = held.lane = held.experiment = null;
+  held.slot = held.experiment = null;
 }
 
 /** What an execution needs from its scheduler. */
@@ -40,6 +53,7 @@ export interface ExecutionDeps {
   readonly abandon: AbandonAttempt;
   /** The global cap, re-entered after a backoff sleep with the Attempt's original key. */
   readonly global: PriorityGate;
+  readonly physical: PhysicalAdmission;
 }
 
 /** The event reference of a slot. */
@@ -64,6 +78,7 @@ export class Execution {
   #startedAt = 0;
   #timer: TimerHandle | undefined;
   #inBackoff = false;
+  #started = false;
   #ended = false;
 
   constructor(slot: PlannedSlot, key: PriorityKey, held: Held, deps: ExecutionDeps) {
@@ -79,13 +94,34 @@ export class Execution {
     return this.#inBackoff;
   }
 
+  /** True once `attempt_start` was emitted (RUN-1 counts it as running from then on). */
+  get started(): boolean {
+    return this.#started;
+  }
+
+  /** Why the Attempt's signal aborted, if it did. */
+  get abortReason(): unknown {
+    return this.#controller.signal.aborted ? this.#controller.signal.reason : undefined;
+  }
+
+  /**
+   * True when the work decides the start: a pooled or group sandbox starts at the lease hand-over
+   * (sandboxes.md rule 46), after a new instance may have been created outside the deadline.
+   */
+  get defersStart(): boolean {
+    const reuse = this.slot.sandbox?.reuse;
+    return reuse === "pool" || reuse === "group";
+  }
+
   /** Aborts the Attempt's signal; the first reason wins. */
   abort(kind: AbortKind): void {
     this.#controller.abort(new AbortReason(kind));
   }
 
-  /** CHAIN-10: emits `attempt_start` and starts the deadline (TIME-2). Synchronous. */
+  /** CHAIN-10: emits `attempt_start` and starts the deadline (TIME-2). Synchronous, once. */
   start(): void {
+    if (this.#started) return;
+    this.#started = true;
     const { clock, emit, random } = this.#deps;
     this.#attemptId = random.uuid();
     this.#startedAt = clock.now();
@@ -134,28 +170,89 @@ export class Execution {
     return settledResult(result, { timeoutMs: this.slot.timeoutMs, abort });
   }
 
-  /** CHAIN-12, first half: stops the deadline, releases the lane and emits `attempt_end`. */
+  /**
+   * CHAIN-12, first half: stops the deadline, releases the machine slot, pool lease gate and lane,
+   * and emits `attempt_end` (after `attempt_start`, if the work never started the Attempt).
+   */
   end(result: AttemptResult): void {
+    this.start();
     this.#ended = true;
-    if (this.#timer !== undefined) this.#deps.clock.clearTimeout(this.#timer);
-    this.#held.lane?.release();
-    this.#held.lane = null;
+    this.#endTimed();
+    releasePhysical(this.#held);
     this.#deps.emit({ type: "attempt_end", at: this.#deps.clock.now(), slot: this.#ref, result });
+  }
+
+  #endTimed(): void {
+    if (this.#timer !== undefined) this.#deps.clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #control(): AttemptControl {
     const { clock, emit } = this.#deps;
-    return {
+    const control = {
       signal: this.#controller.signal,
-      attemptId: this.#attemptId,
-      startedAt: this.#startedAt,
-      deadline: this.slot.timeoutMs === null ? null : this.#startedAt + this.slot.timeoutMs,
+      start: () => this.start(),
+      endTimed: () => this.#endTimed(),
       limits: { sendMaxTries: SEND_MAX_TRIES, attemptMaxRetries: ATTEMPT_MAX_RETRIES },
-      backoff: (request) => this.#backoff(request),
-      activity: (text) => {
-        if (!this.#ended) emit({ type: "activity", at: clock.now(), slot: this.#ref, text });
+      backoff: (request: BackoffRequest) => this.#backoff(request),
+      // Before `attempt_start` the Attempt has no row to show an activity in.
+      activity: (text: string) => {
+        if (this.#started && !this.#ended) {
+          emit({ type: "activity", at: clock.now(), slot: this.#ref, text });
+        }
       },
+      ...(this.slot.sandbox ? { sandbox: this.#sandboxAdmission() } : {}),
     };
+    // Getters: a deferred start fills these in while the work already holds the control.
+    Object.defineProperties(control, {
+      attemptId: { get: () => this.#attemptId, enumerable: true },
+      startedAt: { get: () => this.#startedAt, enumerable: true },
+      started: { get: () => this.#started, enumerable: true },
+      deadline: {
+        get: () =>
+          this.#started && this.slot.timeoutMs !== null
+            ? this.#startedAt + this.slot.timeoutMs
+            : null,
+        enumerable: true,
+      },
+    });
+    return control as unknown as AttemptControl;
+  }
+
+  #sandboxAdmission(): SandboxAdmission {
+    const { physical } = this.#deps;
+    const provider = this.slot.sandbox!.provider;
+    return {
+      poolCapacity: physical.poolCapacity(this.slot),
+      acquireMachineSlot: async (signal) => {
+        if (!physical.machine.limited(provider)) return undefined;
+        const permit = await physical.machine.tryAcquire(provider) ??
+          await this.#withoutSlot(() => physical.machine.acquire(provider, this.#key, { signal }));
+        return () => permit.release();
+      },
+      pace: async (signal) => {
+        const pacer = physical.pacing.of(provider);
+        if (pacer === null || pacer.tryTake()) return;
+        await this.#withoutSlot(() => pacer.take(this.#key, { signal }));
+      },
+      groupSandboxFailed: (phase) => physical.groups.report(this.slot, phase),
+    };
+  }
+
+  /**
+   * Waits for `wait` without the global slot before `attempt_start` (CHAIN-9, CHAIN-13), then
+   * re-takes it with the original key (W12). A started Attempt keeps its slot (W13): releasing it
+   * would let `running − backoff` exceed the cap.
+   */
+  async #withoutSlot<T>(wait: () => Promise<T>): Promise<T> {
+    if (this.#started || this.#held.slot === null) return await wait();
+    this.#held.slot.release();
+    this.#held.slot = null;
+    const value = await wait();
+    this.#held.slot = await this.#deps.global.acquire(this.#key, {
+      signal: this.#controller.signal,
+    });
+    return value;
   }
 
   /**

@@ -20,15 +20,51 @@ export interface RetryLimits {
   readonly attemptMaxRetries: number;
 }
 
+/** Phases in which a group sandbox can fail (GRP-6, sandboxes.md rule 89). */
+export type GroupSandboxPhase =
+  | "sandbox.create"
+  | "sandbox.setup"
+  | "sandbox.prepare"
+  | "sandbox.reset";
+
+/** The physical waits a sandbox Attempt drives itself, and what it reports back. */
+export interface SandboxAdmission {
+  /** Capacity of the Attempt's reuse pool (REUSE-1); 1 for a group sandbox. */
+  readonly poolCapacity: number;
+  /**
+   * A machine slot of the Attempt's provider for a new pool instance (MSB-3, REUSE-5), waited
+   * for without a global slot before `attempt_start` (W11). Resolves with its release, or
+   * undefined when the provider has no machine budget.
+   */
+  acquireMachineSlot(signal: AbortSignal): Promise<(() => void) | undefined>;
+  /** Create pacing (sandboxes.md rule 59) before a create try the scheduler did not pace. */
+  pace(signal: AbortSignal): Promise<void>;
+  /** The group sandbox failed in `phase` (GRP-6); applied when the Attempt settles. */
+  groupSandboxFailed(phase: GroupSandboxPhase): void;
+}
+
 /** The scheduler's side of one executing Attempt. */
 export interface AttemptControl {
   /** Aborted on the deadline (`timeout`), interrupt (`interrupt`) or early exit (`early-exit`). */
   readonly signal: AbortSignal;
+  /** Set when `attempt_start` is emitted. */
   readonly attemptId: string;
   /** When `attempt_start` was emitted; the deadline counts from here (TIME-2). */
   readonly startedAt: number;
-  /** Deadline as epoch ms, or null when unlimited. */
+  /** Deadline as epoch ms, or null when unlimited (or not started yet). */
   readonly deadline: number | null;
+  /**
+   * CHAIN-10 for Attempts whose start the work decides (pool leases, sandboxes.md rule 46):
+   * emits `attempt_start` and starts the deadline. Idempotent; absent when the scheduler started
+   * the Attempt before handing it over.
+   */
+  start?(): void;
+  /** True once `attempt_start` was emitted. */
+  readonly started?: boolean;
+  /** Ends the timed part: cleanup is outside the deadline (sandboxes.md rule 46). */
+  endTimed?(): void;
+  /** Present for sandbox Attempts. */
+  readonly sandbox?: SandboxAdmission;
   /** Retry limits of sends. */
   readonly limits: RetryLimits;
   /**

@@ -1,16 +1,24 @@
 /**
- * Experiment lifecycle (scheduling.md §12): `setup` memoized per experiment, triggered by its first
- * Attempt that passes preflight; the cleanup chain runs exactly once after its last slot settles
- * (LIFE-6, LIFE-8). Every hook is bounded where the spec bounds it.
+ * Experiment lifecycle (scheduling.md §12): triggered by the Experiment's first Attempt that
+ * passes preflight, it awaits startup orphan recovery, takes the sharedState lease, writes the
+ * teardown registration and runs `setup`, memoized (LIFE-2). After the last slot settles the
+ * cleanup chain runs exactly once (LIFE-6, LIFE-8); the lease is released only when every step
+ * succeeded (LEASE-8). A second interrupt abandons registrations and retains leases (INT-2).
  */
-import { AbortReason } from "../_shared/mod.ts";
-import { type Clock, sleep } from "../_shared/mod.ts";
-import { errorMessage } from "../_shared/mod.ts";
+import { abortKind, type Clock, errorMessage, type Random } from "../_shared/mod.ts";
 import type { RunEventSink } from "../_shared/mod.ts";
-import type { JsonValue } from "../_shared/mod.ts";
-import type { ExperimentHookContext } from "../discovery/mod.ts";
+import {
+  acquireLease,
+  type HeldLease,
+  type HeldRegistration,
+  registerTeardown,
+} from "../coordination/mod.ts";
 import type { PlannedExperiment } from "../plan/mod.ts";
-import { CLEANUP_TIMEOUT_MS } from "./constants.ts";
+import { type LeaseNotices, leaseRetained, lifecycleDiagnostic } from "./_lifecycle_events.ts";
+import { raceAbort } from "./_race.ts";
+import { runExperimentTeardown } from "./_experiment_teardown.ts";
+import { experimentHookContext } from "./hooks.ts";
+import type { SchedulerCoordination } from "./types.ts";
 
 /** Thrown to waiters when their experiment's setup failed. */
 export class SetupFailedError extends Error {
@@ -30,6 +38,16 @@ export interface LifecycleDeps {
   readonly selectedEvalIds: readonly string[];
   /** Called synchronously when `setup` fails, before any waiter learns of it (LIFE-5). */
   readonly onSetupFailed?: () => void;
+  /** Source of owner tokens and temporary names. */
+  readonly random?: Random;
+  /** Without it: no lease, no registration, no recovery to await. */
+  readonly coordination?: SchedulerCoordination;
+  /** ORPH-5: the Experiment's startup recovery task, if it has one (LIFE-2 step 1). */
+  readonly recovery?: () => Promise<void> | undefined;
+  /** Shared `state-lease-waiting` notices (LEASE-6). */
+  readonly notices?: LeaseNotices;
+  /** LIFE-6 step 1 (`RunPlanOptions.beforeTeardown`). */
+  readonly beforeTeardown?: (experimentId: string) => Promise<boolean>;
 }
 
 /** The lifecycle of one experiment in one Invocation. */
@@ -41,10 +59,16 @@ export class ExperimentLifecycle {
   #triggered = false;
   #ready = false;
   #failure: SetupFailedError | undefined;
+  /** Past the lease step: the external state is this Invocation's, and teardown is owed. */
+  #owned = false;
+  #lease: HeldLease | undefined;
+  #registration: HeldRegistration | undefined;
+  readonly #freshFailures: string[] = [];
 
   constructor(experiment: PlannedExperiment, deps: LifecycleDeps) {
     this.#experiment = experiment;
     this.#deps = deps;
+    deps.coordination?.force?.addEventListener("abort", () => this.#abandon(), { once: true });
   }
 
   /** True once the lifecycle was triggered (an Attempt reached CHAIN-8). */
@@ -52,7 +76,7 @@ export class ExperimentLifecycle {
     return this.#triggered;
   }
 
-  /** True once `setup` finished successfully (or there is none and the lifecycle triggered). */
+  /** True once the lifecycle is ready: lease held, registration written, `setup` succeeded. */
   get ready(): boolean {
     return this.#ready;
   }
@@ -63,24 +87,32 @@ export class ExperimentLifecycle {
   }
 
   /**
-   * Triggers the lifecycle (LIFE-2) and reports readiness: null when the experiment is ready now
-   * (no `setup`, or it already succeeded), else the memoized setup outcome every caller awaits.
-   * The promise rejects with SetupFailedError.
+   * Triggers the lifecycle (LIFE-2) and reports readiness: null when the experiment is ready now,
+   * else the memoized preparation every caller awaits. The promise rejects with
+   * SetupFailedError, or with the interrupt's reason when interrupted while waiting.
    */
   trigger(): Promise<void> | null {
     this.#triggered = true;
     if (this.#ready) return null;
-    if (!this.#experiment.discovered.definition.setup) {
-      this.#ready = true;
+    if (!this.#needsPreparation()) {
+      this.#owned = this.#ready = true;
       return null;
     }
-    this.#started ??= this.#runSetup();
+    if (!this.#started) {
+      this.#started = this.#prepare();
+      this.#started.catch(() => undefined); // observed by every waiter and by cleanup()
+    }
     return this.#started;
   }
 
+  /** Records a fresh-sandbox cleanup failure for LIFE-6 step 2 (CHAIN-12). */
+  noteFreshCleanupFailure(message: string): void {
+    this.#freshFailures.push(message);
+  }
+
   /**
-   * Runs the cleanup chain once (LIFE-6, LIFE-8): after a still running `setup` has returned,
-   * teardown bounded by CLEANUP_TIMEOUT_MS. Never rejects; resolves at once when never triggered.
+   * Runs the cleanup chain once (LIFE-6, LIFE-8), after a still running preparation has returned.
+   * Never rejects; resolves at once when never triggered.
    */
   cleanup(): Promise<void> {
     if (!this.#triggered) return Promise.resolve();
@@ -88,148 +120,219 @@ export class ExperimentLifecycle {
     return this.#cleanup;
   }
 
-  async #runCleanup(): Promise<void> {
-    await this.#started?.catch(() => undefined);
-    await this.#runTeardown();
+  #needsPreparation(): boolean {
+    const def = this.#experiment.discovered.definition;
+    if (def.setup) return true;
+    return this.#deps.coordination !== undefined &&
+      (def.sharedState !== undefined || def.teardown !== undefined);
+  }
+
+  async #prepare(): Promise<void> {
+    const { signal } = this.#deps;
+    try {
+      const recovery = this.#deps.recovery?.();
+      if (recovery) await raceAbort(recovery, signal); // W6
+      await this.#acquireLease(); // W7
+    } catch (error) {
+      if (abortKind(error) !== undefined || signal.aborted) throw error;
+      throw this.#setupFailed(
+        `Cannot acquire the sharedState lease: ${errorMessage(error)}`,
+        error,
+      );
+    }
+    this.#owned = true;
+    await this.#register();
+    await this.#runSetup(); // W8
+    this.#ready = true;
+  }
+
+  async #acquireLease(): Promise<void> {
+    const c = this.#deps.coordination;
+    const key = this.#experiment.discovered.definition.sharedState?.key;
+    if (!c || key === undefined) return;
+    const id = this.#experiment.id;
+    this.#lease = await acquireLease(key, {
+      projectRoot: c.projectRoot,
+      experimentId: id,
+      invocationId: c.invocationId,
+      identity: c.identity,
+      signal: this.#deps.signal,
+      clock: this.#deps.clock,
+      ...(this.#deps.random ? { random: this.#deps.random } : {}),
+      mutex: c.mutex,
+      onWaiting: (info) => this.#deps.notices?.waiting(id, key, info.retained),
+    });
+    if (c.force?.aborted) this.#lease.retain();
+  }
+
+  /** ORPH-1: a failure is a warning and the run continues. */
+  async #register(): Promise<void> {
+    const c = this.#deps.coordination;
+    if (!c || !this.#experiment.discovered.definition.teardown) return;
+    const { clock, random } = this.#deps;
+    const result = await registerTeardown({
+      projectRoot: c.projectRoot,
+      experimentId: this.#experiment.id,
+      selectedEvalIds: this.#deps.selectedEvalIds,
+      invocationId: c.invocationId,
+      identity: c.identity,
+      clock,
+      ...(random ? { random } : {}),
+    });
+    if (result.ok) {
+      this.#registration = result.held;
+      if (c.force?.aborted) result.held.abandon();
+      return;
+    }
+    this.#warn("teardown-registration-write-failed", result.message);
   }
 
   async #runSetup(): Promise<void> {
-    const setup = this.#experiment.discovered.definition.setup!;
+    const setup = this.#experiment.discovered.definition.setup;
+    if (!setup) return;
     const { clock, emit } = this.#deps;
-    const id = this.#experiment.id;
+    const experimentId = this.#experiment.id;
     const startedAt = clock.now();
-    emit({
-      type: "experiment_setup",
-      at: startedAt,
-      experimentId: id,
-      status: "started",
-      durationMs: null,
-      message: null,
-    });
+    const base = { type: "experiment_setup", experimentId } as const;
+    emit({ ...base, at: startedAt, status: "started", durationMs: null, message: null });
     try {
-      const returned = await setup(this.#hookContext(this.#deps.signal, "experiment_setup"));
+      const returned = await setup(this.#setupContext());
       if (typeof returned === "function") {
         throw new Error("setup returned a function; return nothing and put cleanup in teardown");
       }
     } catch (error) {
-      const message = errorMessage(error);
-      emit({
-        type: "experiment_setup",
-        at: clock.now(),
-        experimentId: id,
-        status: "failed",
-        durationMs: clock.now() - startedAt,
-        message,
-      });
-      this.#failure = new SetupFailedError(message, { cause: error });
-      this.#deps.onSetupFailed?.();
-      throw this.#failure;
+      throw this.#setupFailed(errorMessage(error), error, startedAt);
     }
-    this.#ready = true;
-    emit({
+    const durationMs = clock.now() - startedAt;
+    emit({ ...base, at: clock.now(), status: "done", durationMs, message: null });
+  }
+
+  #setupFailed(message: string, cause: unknown, startedAt?: number): SetupFailedError {
+    const { clock } = this.#deps;
+    this.#deps.emit({
       type: "experiment_setup",
       at: clock.now(),
-      experimentId: id,
-      status: "done",
-      durationMs: clock.now() - startedAt,
-      message: null,
+      experimentId: this.#experiment.id,
+      status: "failed",
+      durationMs: startedAt === undefined ? null : clock.now() - startedAt,
+      message,
     });
+    this.#failure = new SetupFailedError(message, { cause });
+    this.#deps.onSetupFailed?.();
+    return this.#failure;
   }
 
-  async #runTeardown(): Promise<void> {
-    const teardown = this.#experiment.discovered.definition.teardown;
-    if (!teardown) return;
-    const { clock, emit } = this.#deps;
-    const id = this.#experiment.id;
-    const startedAt = clock.now();
-    emit({
-      type: "experiment_teardown",
-      at: startedAt,
-      experimentId: id,
-      status: "started",
-      durationMs: null,
-      message: null,
-    });
-    const controller = new AbortController();
-    const timer = new AbortController();
+  async #runCleanup(): Promise<void> {
+    await this.#started?.catch(() => undefined);
+    if (!this.#owned) return; // never got past the lease: nothing was set up, nothing is held
+    let ok = await this.#stopPools();
+    ok = this.#checkFreshLedger() && ok;
+    const def = this.#experiment.discovered.definition;
+    const teardown = def.teardown
+      ? await runExperimentTeardown(def.teardown, {
+        experimentId: this.#experiment.id,
+        selectedEvalIds: this.#deps.selectedEvalIds,
+        clock: this.#deps.clock,
+        emit: this.#deps.emit,
+        force: this.#deps.coordination?.force,
+      })
+      : "ok";
+    if (teardown === "forced") return this.#abandon();
+    ok = teardown === "ok" && ok;
+    ok = await this.#removeRegistration() && ok;
+    await this.#settleLease(ok);
+  }
+
+  /** LIFE-6 step 1. */
+  async #stopPools(): Promise<boolean> {
+    const hook = this.#deps.beforeTeardown;
+    if (!hook) return true;
     try {
-      await Promise.race([
-        Promise.resolve().then(() =>
-          teardown(this.#hookContext(controller.signal, "experiment_teardown"))
-        ),
-        sleep(clock, CLEANUP_TIMEOUT_MS, { signal: timer.signal }).then(() => {
-          controller.abort(new AbortReason("timeout"));
-          throw new Error(`teardown did not finish within ${CLEANUP_TIMEOUT_MS / 1000}s`);
-        }),
-      ]);
-      emit({
-        type: "experiment_teardown",
-        at: clock.now(),
-        experimentId: id,
-        status: "done",
-        durationMs: clock.now() - startedAt,
-        message: null,
-      });
+      return await hook(this.#experiment.id);
     } catch (error) {
-      const message = errorMessage(error);
-      emit({
-        type: "experiment_teardown",
-        at: clock.now(),
-        experimentId: id,
-        status: "failed",
-        durationMs: clock.now() - startedAt,
-        message,
-      });
-      emit({
-        type: "diagnostic",
-        at: clock.now(),
-        level: "warning",
-        code: "experiment-teardown-failed",
-        message: `teardown of ${id} failed: ${message}`,
-        experimentId: id,
-        evalId: null,
-        data: null,
-        persist: true,
-      });
-    } finally {
-      timer.abort();
+      this.#warn(
+        "sandbox-reuse-cleanup-failed",
+        `Cannot stop the reuse pools of ${this.#experiment.id}: ${errorMessage(error)}`,
+      );
+      return false;
     }
   }
 
-  #hookContext(
-    signal: AbortSignal,
-    scope: "experiment_setup" | "experiment_teardown",
-  ): ExperimentHookContext {
-    const { clock, emit } = this.#deps;
-    const id = this.#experiment.id;
-    const hook = scope === "experiment_setup" ? "setup" : "teardown";
-    const progress = (text: string) =>
-      emit({ type: "hook_progress", at: clock.now(), experimentId: id, hook, text });
-    return Object.freeze({
-      experimentId: id,
+  /** LIFE-6 step 2. */
+  #checkFreshLedger(): boolean {
+    const failures = this.#freshFailures;
+    if (failures.length === 0) return true;
+    this.#warn(
+      "sandbox-fresh-cleanup-failed",
+      `${failures.length} fresh sandbox(es) of ${this.#experiment.id} could not be stopped: ${
+        failures[0]
+      }`,
+    );
+    return false;
+  }
+
+  /** LIFE-6 step 4. */
+  async #removeRegistration(): Promise<boolean> {
+    const registration = this.#registration;
+    if (!registration) return true;
+    const removed = await registration.remove();
+    if (removed.ok) return true;
+    this.#warn(
+      "teardown-registration-remove-failed",
+      `Cannot remove the teardown registration of ${this.#experiment.id}: ${
+        errorMessage(removed.error)
+      }`,
+    );
+    return false;
+  }
+
+  /** LIFE-6 step 5 (LEASE-8). */
+  async #settleLease(ok: boolean): Promise<void> {
+    const lease = this.#lease;
+    if (!lease) return;
+    if (this.#deps.coordination?.force?.aborted) return this.#abandon();
+    const at = () => this.#deps.clock.now();
+    const fields = { experimentId: this.#experiment.id, key: lease.key };
+    if (!ok) {
+      lease.retain();
+      this.#deps.emit(leaseRetained(at(), { ...fields, reason: "cleanup-failed" }));
+      return;
+    }
+    const released = await lease.release();
+    if (released.ok) return;
+    const detail = errorMessage(released.error);
+    this.#deps.emit(leaseRetained(at(), { ...fields, reason: "release-failed", detail }));
+  }
+
+  /**
+   * INT-2: keeps the registration for ORPH-3 and retains the lease. Both handles are idempotent,
+   * so a registration already removed or a lease already released stays so.
+   */
+  #abandon(): void {
+    this.#registration?.abandon();
+    this.#lease?.retain();
+  }
+
+  #warn(code: string, message: string): void {
+    const experimentId = this.#experiment.id;
+    this.#deps.emit(
+      lifecycleDiagnostic(this.#deps.clock.now(), {
+        level: "warning",
+        code,
+        message,
+        experimentId,
+      }),
+    );
+  }
+
+  #setupContext() {
+    return experimentHookContext({
+      experimentId: this.#experiment.id,
       selectedEvalIds: this.#deps.selectedEvalIds,
-      signal,
-      progress: (u: { message: string }) => progress(u.message),
-      log: (message: string) => progress(message),
-      diagnostic: (
-        d: {
-          code: string;
-          level: "warning" | "error";
-          message: string;
-          data?: Record<string, JsonValue>;
-        },
-      ) =>
-        emit({
-          type: "diagnostic",
-          at: clock.now(),
-          level: d.level,
-          code: d.code,
-          message: d.message,
-          experimentId: id,
-          evalId: null,
-          data: d.data ?? null,
-          persist: true,
-        }),
+      hook: "setup",
+      signal: this.#deps.signal,
+      clock: this.#deps.clock,
+      emit: this.#deps.emit,
     });
   }
 }

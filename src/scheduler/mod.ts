@@ -1,19 +1,28 @@
 /**
  * @module scheduler
  * Owns admission: the global cap and its source, grant-time priority, experiment permits,
- * exclusive lanes, stop rules (earlyExit, budget, halts, fail-fast), deadlines, backoff slots and
- * the experiment lifecycle. It sees Attempts only as plan entries and the function it is handed;
- * it never writes files or renders output.
+ * exclusive lanes, group lanes, reuse-pool leases, machine sandbox slots and create pacing, stop
+ * rules (earlyExit, budget, halts, fail-fast, group stops), deadlines, backoff slots and the
+ * experiment lifecycle. It sees Attempts only as plan entries and the function it is handed; it
+ * never writes files (machine slots go through `coordination`) or renders output.
  */
 export { createScheduler, runPlan, Scheduler } from "./run_plan.ts";
-export type { RunPlanOptions, SchedulerSnapshot } from "./types.ts";
+export type { RunPlanOptions, SchedulerCoordination, SchedulerSnapshot } from "./types.ts";
+export { experimentHookContext, runBoundedHook } from "./hooks.ts";
+export type { BoundedHookOptions, HookContextOptions, HookOutcome } from "./hooks.ts";
 export type {
   AbandonAttempt,
   AttemptControl,
   BackoffRequest,
+  GroupSandboxPhase,
   RetryLimits,
   RunAttempt,
+  SandboxAdmission,
 } from "./control.ts";
+export { DEFAULT_CREATES_PER_SECOND } from "./pacing.ts";
+export { fileMachineSlots } from "./machine_budget.ts";
+export type { MachineSlotSource } from "./machine_budget.ts";
+export type { PhysicalOptions } from "./physical.ts";
 export {
   capAnnotation,
   CUSTOM_DEFAULT_CAP,

@@ -2,10 +2,17 @@
  * `runPlan` (STYLE.md §10.1): admits every runnable slot through the chain of scheduling.md §6 and
  * hands the per-Attempt work to `runAttempt`. Results are kept by plan position.
  */
-import { AbortReason } from "../_shared/mod.ts";
+import { abortKind, AbortReason } from "../_shared/mod.ts";
 import type { AttemptResult, SlotOutcome } from "../_shared/mod.ts";
 import type { Plan, PlannedSlot } from "../plan/mod.ts";
-import { Execution, type ExecutionDeps, type Held, releaseHeld, slotRef } from "./_execution.ts";
+import {
+  emptyHeld,
+  Execution,
+  type ExecutionDeps,
+  type Held,
+  releaseHeld,
+  slotRef,
+} from "./_execution.ts";
 import { JudgeFailed, notDispatchedReason, StopAbort, undispatchedError } from "./_closing.ts";
 import { raceAbort, settleAll } from "./_race.ts";
 import { WaiterIndex } from "./_waiters.ts";
@@ -14,7 +21,10 @@ import type { RunAttempt } from "./control.ts";
 import { type GateSnapshot, PriorityGate } from "./gate.ts";
 import { JudgeGate } from "./judge.ts";
 import { priorityKeys } from "./keys.ts";
-import { ExperimentLifecycle, SetupFailedError } from "./lifecycle.ts";
+import { type ExperimentLifecycle, SetupFailedError } from "./lifecycle.ts";
+import { createLifecycles, noteFreshCleanup } from "./_lifecycles.ts";
+import type { StartupRecovery } from "./orphan_recovery.ts";
+import { PhysicalAdmission } from "./physical.ts";
 import { compareKeys, type PriorityKey } from "./priority_queue.ts";
 import { type StopDiagnostic, type StopReason, StopRules, type StopScope } from "./stops.ts";
 import type { RunPlanOptions, SchedulerSnapshot } from "./types.ts";
@@ -43,10 +53,11 @@ export class Scheduler {
   readonly #o: RunPlanOptions;
   readonly #global: PriorityGate;
   readonly #experimentGates = new Map<number, PriorityGate>();
-  readonly #lanes = new Map<string, PriorityGate>();
+  readonly #physical: PhysicalAdmission;
   readonly #keys: Map<number, PriorityKey>;
   readonly #stops: StopRules;
   readonly #lifecycles: ExperimentLifecycle[];
+  readonly #recovery: StartupRecovery;
   readonly #judge: JudgeGate;
   readonly #execution: ExecutionDeps;
   readonly #outcomes: (SlotOutcome | undefined)[];
@@ -73,23 +84,30 @@ export class Scheduler {
       if (e.maxConcurrency !== null) {
         this.#experimentGates.set(e.index, new PriorityGate(e.maxConcurrency));
       }
-      if (e.laneKey !== null && !this.#lanes.has(e.laneKey)) {
-        this.#lanes.set(e.laneKey, new PriorityGate(1));
-      }
     }
     const signal = this.#stopAll.signal;
     const { clock, onEvent: emit } = options;
-    this.#lifecycles = plan.experiments.map((e) =>
-      new ExperimentLifecycle(e, {
-        clock,
-        emit,
-        signal,
-        selectedEvalIds: e.evals.map((ev) => ev.id),
-        onSetupFailed: () => this.#recheck([this.#stops.setupFailed(e.index)]),
-      })
-    );
+    this.#physical = new PhysicalAdmission(plan, {
+      gmax: options.cap,
+      clock,
+      emit,
+      ...(options.sandbox ? { options: options.sandbox } : {}),
+    });
+    const built = createLifecycles(plan, {
+      options,
+      signal,
+      onSetupFailed: (index) => this.#recheck([this.#stops.setupFailed(index)]),
+    });
+    this.#lifecycles = built.lifecycles;
+    this.#recovery = built.recovery;
     this.#judge = new JudgeGate(plan, options.judge, { clock, signal, emit });
-    this.#execution = { ...options, emit, runAttempt, global: this.#global };
+    this.#execution = {
+      ...options,
+      emit,
+      runAttempt,
+      global: this.#global,
+      physical: this.#physical,
+    };
   }
 
   /** The current gate counters. */
@@ -98,19 +116,21 @@ export class Scheduler {
     for (const [i, gate] of this.#experimentGates) {
       experimentPermits[this.#plan.experiments[i]!.id] = gate.snapshot();
     }
-    const lanes: Record<string, GateSnapshot> = {};
-    for (const [key, gate] of this.#lanes) lanes[key] = gate.snapshot();
     let backoff = 0;
-    for (const execution of this.#running.values()) if (execution.inBackoff) backoff++;
+    let running = 0;
+    for (const execution of this.#running.values()) {
+      if (execution.inBackoff) backoff++;
+      if (execution.started) running++;
+    }
     return {
       cap: this.#global.capacity,
       heldSlots: this.#global.held,
       globalWaiters: this.#global.waiting,
       experimentPermits,
-      lanes,
-      machineSlots: {},
+      lanes: this.#physical.laneSnapshot(),
+      machineSlots: this.#physical.machine.snapshot(),
       ramp: null,
-      running: this.#running.size,
+      running,
       backoff,
       queued: this.#waiters.size,
       judgePrecheck: this.#judge.state,
@@ -135,9 +155,12 @@ export class Scheduler {
       }
       this.#judge.start();
       if (this.#o.signal.aborted) this.#interrupt();
+      // ORPH-3: orphan recovery starts with the Invocation, also for Experiments that run nothing.
+      if (!this.#stopAll.signal.aborted) this.#recovery.start();
       await settleAll(runnable.map((slot) => () => this.#runSlot(slot)));
       for (const lifecycle of this.#lifecycles) this.#cleanups.push(lifecycle.cleanup());
       await settleAll(this.#cleanups.map((p) => () => p));
+      await this.#recovery.settled(); // ORPH-5
       if (this.#failure) throw this.#failure.error;
       return this.#outcomes.map((outcome, i) => {
         if (!outcome) throw new Error(`Scheduler left plan slot ${i} without an outcome`);
@@ -156,18 +179,21 @@ export class Scheduler {
       this.#interrupt();
     } finally {
       this.#waiters.delete(slot.position);
+      this.#physical.groups.settle(slot);
       if (--this.#remaining[slot.experimentIndex]! === 0) {
         this.#cleanups.push(this.#lifecycles[slot.experimentIndex]!.cleanup());
       }
     }
   }
 
-  /** The admission chain of one slot (CHAIN-3 … CHAIN-12). */
+  /** The admission chain of one slot (CHAIN-1 … CHAIN-12). */
   async #admit(slot: PlannedSlot): Promise<SlotOutcome> {
     const stop = this.#waiters.get(slot.position)!.controller.signal;
     const key = this.#keys.get(slot.position)!;
-    const held: Held = { experiment: null, lane: null, slot: null };
+    const held: Held = emptyHeld();
     try {
+      const previous = this.#physical.groups.predecessor(slot);
+      if (previous) await raceAbort(previous, stop);
       const judged = this.#judge.wait();
       if (judged) await raceAbort(judged, stop);
       this.#preflight(slot);
@@ -190,10 +216,15 @@ export class Scheduler {
     const execution = new Execution(slot, key, held, this.#execution);
     this.#running.set(slot.position, execution);
     try {
-      execution.start();
+      if (!execution.defersStart) execution.start();
       const result = await execution.run();
+      // Aborted before its lease was handed over: it never started, so nothing was reserved.
+      if (!execution.started && execution.abortReason !== undefined) {
+        return this.#closeUnstarted(slot, unstartedAbort(execution.abortReason));
+      }
       execution.end(result);
       this.#settled(slot, result);
+      this.#groupSettled(slot);
       return { kind: "executed", result };
     } finally {
       this.#running.delete(slot.position);
@@ -202,9 +233,10 @@ export class Scheduler {
   }
 
   /**
-   * CHAIN-7 … CHAIN-9 with a global slot held: preflight, lifecycle readiness and the exclusive
-   * lane. Every wait releases the global slot first and re-takes it with the same key after
-   * (PRIO-5, CHAIN-13), so no global slot is ever held while waiting for anything else.
+   * CHAIN-7 … CHAIN-9 with a global slot held: preflight, lifecycle readiness and physical
+   * admission (exclusive lane, pool lease, machine slot, pacing). Every wait releases the global
+   * slot first and re-takes it with the same key after (PRIO-5, CHAIN-13), so no global slot is
+   * ever held while waiting for anything else.
    */
   async #prepare(
     slot: PlannedSlot,
@@ -213,24 +245,59 @@ export class Scheduler {
     stop: AbortSignal,
   ): Promise<void> {
     const lifecycle = this.#lifecycles[slot.experimentIndex]!;
-    const laneKey = this.#plan.experiments[slot.experimentIndex]!.laneKey;
-    const lane = laneKey === null ? undefined : this.#lanes.get(laneKey);
     for (;;) {
       this.#preflight(slot);
       const ready = lifecycle.trigger();
       if (ready) {
         yieldSlot(held);
         await raceAbort(ready, stop);
-      } else if (lane && !held.lane) {
-        held.lane = lane.tryAcquire();
-        if (held.lane) return;
-        yieldSlot(held);
-        held.lane = await lane.acquire(key, { signal: stop });
       } else {
-        return;
+        let wait = this.#physical.next(slot, held);
+        if (wait instanceof Promise) wait = await wait;
+        if (wait === null) return;
+        yieldSlot(held);
+        await wait(key, stop);
       }
       held.slot = await this.#global.acquire(key, { signal: stop });
     }
+  }
+
+  /** GRP-6 when a group slot settles: a replacement warning, or the lane stops. */
+  #groupSettled(slot: PlannedSlot): void {
+    const decision = this.#physical.groups.decide(slot);
+    const lane = this.#physical.groups.describe(slot);
+    if (decision === null || lane === undefined) return;
+    const at = this.#o.clock.now();
+    const base = { experimentId: lane.experimentId, evalGroupId: lane.groupId };
+    if (decision.action === "replace") {
+      this.#o.onEvent({
+        type: "diagnostic",
+        at,
+        level: "warning",
+        code: "eval-group-replacing-sandbox",
+        message:
+          `the sandbox of eval group ${lane.groupId} failed in ${decision.phase}; the next member gets a new one`,
+        experimentId: lane.experimentId,
+        evalId: null,
+        data: { ...base, phase: decision.phase },
+        persist: true,
+      });
+      return;
+    }
+    const unstarted = this.#physical.groups.positionsOf(slot)
+      .filter((p) => this.#waiters.get(p) !== undefined).length;
+    this.#o.onEvent({
+      type: "diagnostic",
+      at,
+      level: "error",
+      code: "eval-group-unavailable",
+      message:
+        `the sandbox of eval group ${lane.groupId} failed in ${decision.phase}; ${unstarted} unstarted slot(s) skipped`,
+      experimentId: lane.experimentId,
+      evalId: null,
+      data: { ...base, phase: decision.phase, unstarted },
+      persist: true,
+    });
   }
 
   /** CHAIN-4 / CHAIN-7: throws when the slot must not start now. */
@@ -238,6 +305,7 @@ export class Scheduler {
     if (this.#stopAll.signal.aborted) throw new AbortReason("interrupt");
     const reason = this.#stops.check(slot);
     if (reason) throw this.#stopError(slot, reason);
+    if (this.#physical.groups.stoppedIn(slot) !== null) throw new StopAbort("group-unavailable");
     const endpoint = this.#judge.failedEndpointOf(slot);
     if (endpoint !== null) throw new JudgeFailed(endpoint, this.#judge.failureOf(endpoint));
   }
@@ -271,6 +339,7 @@ export class Scheduler {
   /** CHAIN-12, second half: stop state, early-exit siblings, waiters a stop now covers. */
   #settled(slot: PlannedSlot, result: AttemptResult): void {
     const scopes = this.#stops.settled(slot, result);
+    noteFreshCleanup(this.#lifecycles[slot.experimentIndex]!, result);
     const experiment = this.#plan.experiments[slot.experimentIndex]!;
     if (result.verdict === "passed" && experiment.earlyExit && slot.kind === "pass") {
       for (const other of this.#running.values()) {
@@ -321,6 +390,11 @@ export class Scheduler {
       persist: true,
     });
   }
+}
+
+/** The stop that closes an Attempt aborted before it started (early exit, interrupt). */
+function unstartedAbort(reason: unknown): unknown {
+  return abortKind(reason) === "early-exit" ? new StopAbort("early-exit") : reason;
 }
 
 /** Gives the global slot back before a wait (CHAIN-8, CHAIN-9). */

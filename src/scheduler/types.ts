@@ -1,8 +1,10 @@
 /** The options and the snapshot of a scheduler. */
 import type { Clock, Random, RunEventSink } from "../_shared/mod.ts";
+import type { KeyedMutex, ProcessIdentity, ProcessProbe } from "../coordination/mod.ts";
 import type { AbandonAttempt } from "./control.ts";
 import type { GateSnapshot } from "./gate.ts";
 import type { JudgePrecheck, JudgePrecheckState } from "./judge.ts";
+import type { PhysicalOptions } from "./physical.ts";
 
 /** Options of `runPlan`. */
 export interface RunPlanOptions {
@@ -17,6 +19,36 @@ export interface RunPlanOptions {
   readonly abandon: AbandonAttempt;
   /** Judge endpoints and their probe (STOP-7); without it no precheck runs. */
   readonly judge?: JudgePrecheck;
+  /**
+   * Cross-process coordination of the Experiment lifecycle: startup orphan recovery, sharedState
+   * leases and teardown registrations (LIFE-2, ORPH, LEASE). Without it, none of them happens.
+   */
+  readonly coordination?: SchedulerCoordination;
+  /**
+   * LIFE-6 step 1, filled by the sandbox wiring: freeze the Experiment's reuse pools, then stop
+   * each once. Resolves false (after emitting `sandbox-reuse-cleanup-failed`) when a stop failed;
+   * a throw counts as a failure too. A failure keeps the Experiment's sharedState lease retained.
+   */
+  readonly beforeTeardown?: (experimentId: string) => Promise<boolean>;
+  /** Machine slots and create pacing of sandbox Attempts (MSB, sandboxes.md §4.4). */
+  readonly sandbox?: PhysicalOptions;
+}
+
+/** What the lifecycle needs to coordinate with other processes (scheduling.md §12–§14). */
+export interface SchedulerCoordination {
+  /** The project root: `.niceeval/coordination/` lives under it. */
+  readonly projectRoot: string;
+  readonly invocationId: string;
+  /** This process, read once at startup. */
+  readonly identity: ProcessIdentity;
+  readonly probe: ProcessProbe;
+  /** The Invocation's in-process lease mutex (LEASE-2). */
+  readonly mutex: KeyedMutex;
+  /**
+   * Aborts on the second interrupt (INT-2): teardowns not yet started are skipped, registrations
+   * are left for ORPH-3, leases not yet released are retained, and nothing waits any longer.
+   */
+  readonly force?: AbortSignal;
 }
 
 /** The read-only scheduler snapshot tests assert against (scheduling.md conventions). */
@@ -30,7 +62,7 @@ export interface SchedulerSnapshot {
   readonly globalWaiters: number;
   readonly experimentPermits: Readonly<Record<string, GateSnapshot>>;
   readonly lanes: Readonly<Record<string, GateSnapshot>>;
-  /** Machine sandbox slots by provider; none in this release. */
+  /** Machine sandbox slots by provider (this process's holders and waiters). */
   readonly machineSlots: Readonly<Record<string, GateSnapshot>>;
   /** Ramp state; no ramp in this release. */
   readonly ramp: null;

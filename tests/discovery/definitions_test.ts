@@ -38,7 +38,7 @@ function assertRejects(
 const evalOf = (def: Record<string, unknown>) => defineEval(def as any);
 
 function layer(): SandboxLayer {
-  return Object.freeze(brand({ kind: "fake" }, "sandbox-layer"));
+  return Object.freeze(brand({ kind: "fake" }, "sandbox-layer")) as unknown as SandboxLayer;
 }
 
 Deno.test("defineEval() returns a frozen, branded definition with defaults (rule 2.4.4)", () => {

@@ -18,7 +18,7 @@ async function discoverFixture(name: string) {
 }
 
 function layer(kind: string): SandboxLayer {
-  return Object.freeze(brand({ kind }, "sandbox-layer"));
+  return Object.freeze(brand({ kind }, "sandbox-layer")) as unknown as SandboxLayer;
 }
 
 Deno.test("discoverGroups() names a group by its directory and normalizes member order (rule 1.4.1, GRP-2)", async () => {

@@ -1,0 +1,172 @@
+/**
+ * `niceeval sandbox list` and `niceeval sandbox prune` (sandboxes.md §7.3, cli.md CMD-19): find
+ * stamped sandboxes, classify their owners (§7.2) and destroy orphans. Neither loads a project,
+ * config or user code. Providers covered in this release: `local`.
+ */
+import { errorMessage, formatDuration, UsageError } from "../_shared/mod.ts";
+import {
+  classifyOwner,
+  createProcessProbe,
+  destroyLocalRoot,
+  findLocalRoots,
+  localTmpDir,
+  type OwnedInstance,
+  type OwnerStatus,
+  type ProcessProbe,
+} from "../sandbox/mod.ts";
+import type { Io } from "./io.ts";
+
+/** Options of both commands. */
+export interface SandboxCommandOptions {
+  /** Only this provider; `local` is the only one in this release. */
+  readonly provider?: string;
+  readonly json: boolean;
+  /** `list`: keep only `orphan` and `unverified` rows. */
+  readonly orphans?: boolean;
+  /** `prune`: also destroy `unverified` sandboxes. */
+  readonly force?: boolean;
+}
+
+/** Seams of the commands (tests pass a fake process probe). */
+export interface SandboxCommandDeps {
+  readonly probe?: ProcessProbe;
+  /** Only roots of this uid are listed; default: the current user's. */
+  readonly uid?: number;
+}
+
+/** Providers `sandbox list` and `prune` can query. */
+const PROVIDERS = ["local"] as const;
+
+interface Row {
+  readonly provider: string;
+  readonly instance: OwnedInstance;
+  readonly status: OwnerStatus;
+}
+
+interface Found {
+  readonly providers: { name: string; reachable: boolean; error?: string }[];
+  readonly rows: Row[];
+}
+
+/** `sandbox list`: exit 1 only when a queried provider failed (rule 95). */
+export async function runSandboxList(
+  io: Io,
+  o: SandboxCommandOptions,
+  deps: SandboxCommandDeps = {},
+): Promise<number> {
+  const found = await findSandboxes(io, o, deps);
+  const rows = o.orphans ? found.rows.filter((r) => r.status !== "alive") : found.rows;
+  if (o.json) {
+    io.stdout.write(JSON.stringify(document(found.providers, rows)) + "\n");
+  } else {
+    for (const p of found.providers) {
+      if (!p.reachable) io.stdout.write(`${p.name}: ${p.error}\n`);
+    }
+    io.stdout.write(table(rows, io.clock.now()));
+  }
+  return found.providers.some((p) => !p.reachable) ? 1 : 0;
+}
+
+/**
+ * `sandbox prune`: destroys `orphan` sandboxes (`--force`: also `unverified`); `alive` ones are
+ * never touched. Exit 0 when every targeted sandbox was destroyed or already gone (rule 95).
+ */
+export async function runSandboxPrune(
+  io: Io,
+  o: SandboxCommandOptions,
+  deps: SandboxCommandDeps = {},
+): Promise<number> {
+  const found = await findSandboxes(io, o, deps);
+  const targets = found.rows.filter((r) =>
+    r.status === "orphan" || (o.force === true && r.status === "unverified")
+  );
+  const destroyed: string[] = [];
+  const failed: { id: string; message: string }[] = [];
+  for (const { provider, instance } of targets) {
+    try {
+      const outcome = await destroyLocalRoot(localTmpDir(io.env), instance.id);
+      destroyed.push(instance.id);
+      if (!o.json) io.stdout.write(`${provider}  ${instance.id}  ${outcome}\n`);
+    } catch (error) {
+      failed.push({ id: instance.id, message: errorMessage(error) });
+      if (!o.json) io.stdout.write(`${provider}  ${instance.id}  failed: ${errorMessage(error)}\n`);
+    }
+  }
+  if (o.json) {
+    io.stdout.write(
+      JSON.stringify({ ...document(found.providers, found.rows), destroyed, failed }) + "\n",
+    );
+  } else if (targets.length === 0) {
+    io.stdout.write("no sandboxes to prune\n");
+  }
+  return failed.length > 0 ? 1 : 0;
+}
+
+async function findSandboxes(
+  io: Io,
+  o: SandboxCommandOptions,
+  deps: SandboxCommandDeps,
+): Promise<Found> {
+  if (o.provider !== undefined && !(PROVIDERS as readonly string[]).includes(o.provider)) {
+    throw new UsageError(
+      "usage",
+      `unknown sandbox provider "${o.provider}"`,
+      `providers covered by niceeval sandbox: ${PROVIDERS.join(", ")}`,
+    );
+  }
+  const probe = deps.probe ?? createProcessProbe();
+  const uid = deps.uid ?? Deno.uid() ?? undefined;
+  const providers: Found["providers"] = [];
+  const rows: Row[] = [];
+  try {
+    const instances = await findLocalRoots(
+      localTmpDir(io.env),
+      {},
+      uid === undefined ? {} : { uid },
+    );
+    for (const instance of instances) {
+      const status = await classifyOwner(instance.owner, { host: io.hostname, probe });
+      rows.push({ provider: "local", instance, status });
+    }
+    providers.push({ name: "local", reachable: true });
+  } catch (error) {
+    providers.push({ name: "local", reachable: false, error: errorMessage(error) });
+  }
+  return { providers, rows };
+}
+
+/** The `--json` document of rule 96. */
+function document(providers: Found["providers"], rows: readonly Row[]) {
+  return {
+    format: "niceeval.sandboxes",
+    schemaVersion: 1,
+    providers,
+    sandboxes: rows.map(({ provider, instance, status }) => ({
+      provider,
+      id: instance.id,
+      status,
+      owner: instance.owner,
+      ...(instance.createdAt ? { createdAt: instance.createdAt.toISOString() } : {}),
+    })),
+  };
+}
+
+/** `PROVIDER  ID  STATUS  OWNER(host:pid)  RUN  AGE` (rule 94), columns aligned. */
+function table(rows: readonly Row[], now: number): string {
+  if (rows.length === 0) return "no sandboxes found\n";
+  const lines = [["PROVIDER", "ID", "STATUS", "OWNER(host:pid)", "RUN", "AGE"]];
+  for (const { provider, instance, status } of rows) {
+    const { host, pid, runId } = instance.owner;
+    lines.push([
+      provider,
+      instance.id,
+      status,
+      `${host ?? "?"}:${pid ?? "?"}`,
+      runId ?? "-",
+      instance.createdAt ? formatDuration(Math.max(0, now - instance.createdAt.getTime())) : "-",
+    ]);
+  }
+  const widths = lines[0]!.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
+  return lines.map((l) => l.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n") +
+    "\n";
+}

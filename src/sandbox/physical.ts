@@ -1,0 +1,131 @@
+/**
+ * Plan-time resolution of one pair's physical sandbox (sandboxes.md rules 2, 7, 9, 10, 21, 72):
+ * the template's provider and its plan (no daemon I/O), scheduling metadata, fixtures in copy
+ * order, the requested lifetime and the pool identity. Provider plans are memoized per template.
+ */
+import { canonicalJson, sha256Hex } from "../_shared/mod.ts";
+import { checkLayerPaths, layerHookIdentities } from "./layer.ts";
+import { layerState } from "./_layer_state.ts";
+import { poolIdentity, poolScope } from "./pool.ts";
+import type { ProviderRegistry } from "./registry.ts";
+import type { SandboxLayer, SandboxProvider } from "./types.ts";
+
+/** A layer of a pair with the id of its owner. */
+export interface PhysicalLayer {
+  readonly layer: SandboxLayer;
+  /** Experiment id, Eval id or Eval group id (rule 9). */
+  readonly owner: string;
+  readonly side: "experiment" | "eval" | "group";
+}
+
+/** What a pair resolves from. */
+export interface PhysicalInput {
+  /** Template layer first. */
+  readonly layers: readonly PhysicalLayer[];
+  readonly reuse: "fresh" | "pool" | "group";
+  readonly evalId: string;
+  readonly groupId: string | null;
+  /** Identity of the agent's install plan (rule 72 `agentInstallIdentity`). */
+  readonly agentIdentity: string;
+}
+
+/** A pair's physical sandbox. */
+export interface PhysicalSandbox {
+  readonly provider: string;
+  /** Exclusive lane key, or null for shared admission. */
+  readonly laneKey: string | null;
+  readonly defaultConcurrency: number;
+  readonly exclusive: boolean;
+  readonly identity: string;
+  /** The provider's plan. */
+  readonly physical: unknown;
+  /** Experiment fixture first (rule 10). */
+  readonly fixtures: readonly string[];
+  readonly lifetimeMs: number | null;
+  readonly poolKey: string | null;
+  readonly evalHooks: boolean;
+}
+
+/** Resolves pairs; throws `SandboxConfigError` for a bad fixture or an unknown provider. */
+export type PhysicalResolver = (input: PhysicalInput) => Promise<PhysicalSandbox>;
+
+/** Creates a resolver over `registry` that plans each template once. */
+export function createPhysicalResolver(
+  o: { registry: ProviderRegistry; projectRoot: string; signal: AbortSignal },
+): PhysicalResolver {
+  const plans = new Map<
+    SandboxLayer,
+    Promise<{ provider: SandboxProvider; plan: unknown; identity: string }>
+  >();
+  const paths = new Map<SandboxLayer, Promise<void>>();
+  const planOf = (template: SandboxLayer) => {
+    let planned = plans.get(template);
+    if (!planned) {
+      planned = (async () => {
+        const { provider, spec } = await o.registry.forLayer(template);
+        const out = await provider.plan(spec, { projectRoot: o.projectRoot, signal: o.signal });
+        return { provider, plan: out.plan, identity: out.identity };
+      })();
+      plans.set(template, planned);
+    }
+    return planned;
+  };
+  const checkPaths = (layer: SandboxLayer) => {
+    let checked = paths.get(layer);
+    if (!checked) {
+      checked = checkLayerPaths(layer, o.projectRoot);
+      paths.set(layer, checked);
+    }
+    return checked;
+  };
+  return async (input) => {
+    const [template] = input.layers;
+    if (template === undefined) throw new TypeError("Cannot resolve a pair without a template");
+    for (const { layer } of input.layers) await checkPaths(layer);
+    const { provider, plan, identity } = await planOf(template.layer);
+    const exclusive = provider.scheduling.admission === "exclusive";
+    const evalHooks = input.layers.some((l) =>
+      l.side === "eval" && layerState(l.layer).hooks.length > 0
+    );
+    const scope = poolScope({
+      ...(input.groupId !== null ? { groupId: input.groupId } : {}),
+      evalId: input.evalId,
+      evalLayerHasHooks: evalHooks,
+    });
+    return {
+      provider: provider.name,
+      laneKey: exclusive ? provider.scheduling.laneKey : null,
+      defaultConcurrency: exclusive ? 1 : provider.scheduling.recommendedConcurrency,
+      exclusive,
+      identity,
+      physical: plan,
+      fixtures: fixturesOf(input.layers),
+      lifetimeMs: layerState(template.layer).lifetimeMs ?? null,
+      poolKey: input.reuse === "fresh" ? null : poolIdentity({
+        providerIdentity: identity,
+        agentInstallIdentity: input.agentIdentity,
+        hookIdentities: input.layers.flatMap((l) => layerHookIdentities(l.layer, l.owner)),
+        scope,
+      }),
+      evalHooks,
+    };
+  };
+}
+
+/** The identity of an agent's install plan: its name and declared identity. */
+export function agentInstallIdentity(agent: { name: string; identity?: unknown }): string {
+  return sha256Hex(canonicalJson({ name: agent.name, identity: agent.identity ?? null }));
+}
+
+/** Fixture directories in copy order: the Experiment's, then the Eval's or group's (rule 10). */
+function fixturesOf(layers: readonly PhysicalLayer[]): string[] {
+  const ordered = [...layers].sort((a, b) => sideRank(a) - sideRank(b));
+  return ordered.flatMap((l) => {
+    const fixture = layerState(l.layer).fixture;
+    return fixture ? [fixture.path] : [];
+  });
+}
+
+function sideRank(l: PhysicalLayer): number {
+  return l.side === "experiment" ? 0 : 1;
+}

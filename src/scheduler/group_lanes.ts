@@ -1,0 +1,125 @@
+/**
+ * Group lanes (scheduling.md GRP-1 … GRP-3, GRP-6, CHAIN-1): the runnable slots of one
+ * (Experiment, eval group) run strictly one after another, members in normalized Eval-ID order
+ * with each member's ordinals consecutive. A physical failure of the group sandbox either stops the
+ * lane (`stop-group`) or lets the next slot create a replacement (`replace-sandbox`) until the same
+ * phase fails twice.
+ */
+import type { Plan, PlannedSlot } from "../plan/mod.ts";
+import type { GroupSandboxPhase } from "./control.ts";
+
+/** What a settled slot's failure means for its lane. */
+export type GroupDecision =
+  | { readonly action: "replace"; readonly phase: GroupSandboxPhase }
+  | { readonly action: "stop"; readonly phase: GroupSandboxPhase };
+
+interface Lane {
+  readonly experimentIndex: number;
+  readonly experimentId: string;
+  readonly groupId: string;
+  readonly onUnavailable: "stop-group" | "replace-sandbox";
+  /** Plan positions in lane order. */
+  readonly positions: readonly number[];
+  readonly settled: Map<number, { promise: Promise<void>; resolve: () => void }>;
+  readonly failures: Map<GroupSandboxPhase, number>;
+  /** Failures reported by the slot currently running, by position. */
+  readonly reported: Map<number, GroupSandboxPhase>;
+  stoppedIn: GroupSandboxPhase | null;
+}
+
+/** The group lanes of one plan. */
+export class GroupLanes {
+  readonly #lanes = new Map<string, Lane>();
+  readonly #byPosition = new Map<number, Lane>();
+
+  constructor(plan: Plan) {
+    const grouped = plan.slots.filter((s) => s.groupId !== null && s.carry.action === "run");
+    grouped.sort((a, b) =>
+      a.experimentIndex - b.experimentIndex || compare(a.evalId, b.evalId) ||
+      a.ordinal - b.ordinal
+    );
+    for (const slot of grouped) {
+      const key = `${slot.experimentIndex}\u0000${slot.groupId}`;
+      let lane = this.#lanes.get(key);
+      if (!lane) {
+        lane = {
+          experimentIndex: slot.experimentIndex,
+          experimentId: slot.experimentId,
+          groupId: slot.groupId!,
+          onUnavailable: slot.sandbox?.onUnavailable ?? "stop-group",
+          positions: [],
+          settled: new Map(),
+          failures: new Map(),
+          reported: new Map(),
+          stoppedIn: null,
+        };
+        this.#lanes.set(key, lane);
+      }
+      (lane.positions as number[]).push(slot.position);
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => resolve = r);
+      lane.settled.set(slot.position, { promise, resolve });
+      this.#byPosition.set(slot.position, lane);
+    }
+  }
+
+  /** The lane order of every group lane, as plan positions (for tests and the panel). */
+  lanes(): { experimentId: string; groupId: string; positions: readonly number[] }[] {
+    return [...this.#lanes.values()].map((l) => ({
+      experimentId: l.experimentId,
+      groupId: l.groupId,
+      positions: l.positions,
+    }));
+  }
+
+  /** CHAIN-1: the settlement of the slot before `slot` in its lane, or null when there is none. */
+  predecessor(slot: PlannedSlot): Promise<void> | null {
+    const lane = this.#byPosition.get(slot.position);
+    if (!lane) return null;
+    const i = lane.positions.indexOf(slot.position);
+    return i > 0 ? lane.settled.get(lane.positions[i - 1]!)!.promise : null;
+  }
+
+  /** Marks `slot` settled (any outcome): the next slot of its lane may go. */
+  settle(slot: PlannedSlot): void {
+    this.#byPosition.get(slot.position)?.settled.get(slot.position)?.resolve();
+  }
+
+  /** The phase that stopped `slot`'s lane, or null while it runs on. */
+  stoppedIn(slot: PlannedSlot): GroupSandboxPhase | null {
+    return this.#byPosition.get(slot.position)?.stoppedIn ?? null;
+  }
+
+  /** The other positions of `slot`'s lane (for counting unstarted slots). */
+  positionsOf(slot: PlannedSlot): readonly number[] {
+    return this.#byPosition.get(slot.position)?.positions ?? [];
+  }
+
+  /** The running `slot` saw its group sandbox fail in `phase`; the first report wins. */
+  report(slot: PlannedSlot, phase: GroupSandboxPhase): void {
+    const lane = this.#byPosition.get(slot.position);
+    if (lane && !lane.reported.has(slot.position)) lane.reported.set(slot.position, phase);
+  }
+
+  /** GRP-6 at the settlement of `slot`: nothing, a replacement, or a stopped lane. */
+  decide(slot: PlannedSlot): GroupDecision | null {
+    const lane = this.#byPosition.get(slot.position);
+    const phase = lane?.reported.get(slot.position);
+    if (!lane || phase === undefined || lane.stoppedIn !== null) return null;
+    const count = (lane.failures.get(phase) ?? 0) + 1;
+    lane.failures.set(phase, count);
+    if (lane.onUnavailable === "replace-sandbox" && count < 2) return { action: "replace", phase };
+    lane.stoppedIn = phase;
+    return { action: "stop", phase };
+  }
+
+  /** The group id and experiment of `slot`'s lane. */
+  describe(slot: PlannedSlot): { experimentId: string; groupId: string } | undefined {
+    const lane = this.#byPosition.get(slot.position);
+    return lane ? { experimentId: lane.experimentId, groupId: lane.groupId } : undefined;
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,201 @@
+/** Section K of scenarios.md with real processes: sharedState leases across Invocations. */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { LEASE_POLL_MS, leaseDirOf } from "../../src/coordination/mod.ts";
+import { ndjson } from "../_helpers/cli.ts";
+import {
+  alive,
+  type CoordProject,
+  coordProject,
+  holdsFor,
+  type Mark,
+  marksOf,
+  tree,
+} from "./_coordination.ts";
+
+const KEY = "db/main";
+
+/** Setup-start to teardown-end of every holder, in log order; fails on any overlap. */
+function windows(marks: readonly Mark[]): string[] {
+  const out: string[] = [];
+  let open: Mark | undefined;
+  for (const m of marks) {
+    if (m.event === "setup-start") {
+      assert.equal(open, undefined, `${m.tag} (pid ${m.pid}) entered while ${open?.tag} held`);
+      open = m;
+    } else if (m.event === "teardown-end") {
+      assert.equal(open?.pid, m.pid, `${m.tag} left a window it did not open`);
+      out.push(m.tag);
+      open = undefined;
+    }
+  }
+  assert.equal(open, undefined, "every window closed");
+  return out;
+}
+
+async function leaseNames(p: CoordProject): Promise<string[]> {
+  return await tree(leaseDirOf(p.dir, KEY));
+}
+
+async function leaseRecord(p: CoordProject, name: string): Promise<Record<string, unknown>> {
+  return JSON.parse(await Deno.readTextFile(join(leaseDirOf(p.dir, KEY), name)));
+}
+
+function waitingNotices(stdout: string): Record<string, unknown>[] {
+  return ndjson(stdout).filter((e) => e.code === "state-lease-waiting");
+}
+
+Deno.test("S76 two processes with one key never overlap and the waiter emits one notice exits 0", async () => {
+  await using p = await coordProject();
+  await p.set("hold-attempt-A");
+  await using a = p.start(["exp", "shared", "--json"], "A");
+  await p.waitForMark((m) => m.tag === "A" && m.event === "attempt-held", "A holds the lease");
+  await using b = p.start(["exp", "shared", "--record", "rb", "--json"], "B");
+  await b.waitForEvent((e) => e.code === "state-lease-waiting", "B waits");
+  await p.clear("hold-attempt-A");
+  const [doneA, doneB] = [await a.finished(), await b.finished()];
+  assert.equal(doneA.code, 0, doneA.stderr);
+  assert.equal(doneB.code, 0, doneB.stderr);
+  const notices = waitingNotices(doneB.stdout);
+  assert.equal(notices.length, 1);
+  assert.deepEqual(notices[0]!.data, {
+    experimentId: "shared",
+    sharedStateKey: KEY,
+    retained: false,
+  });
+  assert.deepEqual(windows(await p.marks()), ["A", "B"]);
+  const owner2 = await leaseRecord(p, "owner-0000000002.json");
+  assert.equal(owner2.pid, b.pid, "B took the generation after A's release");
+  assert.ok((await leaseNames(p)).includes("released-0000000001.json"));
+});
+
+Deno.test("S79 a waiter executes its own plan and carries nothing the holder published exits 0", async () => {
+  await using p = await coordProject();
+  await p.set("hold-attempt-A");
+  await using a = p.start(["exp", "shared", "--json"], "A");
+  await p.waitForMark((m) => m.tag === "A" && m.event === "attempt-held", "A holds the lease");
+  await using b = p.start(["exp", "shared", "--record", "rb", "--json"], "B");
+  await b.waitForEvent((e) => e.code === "state-lease-waiting", "B waits");
+  await p.clear("hold-attempt-A");
+  assert.equal((await a.finished()).code, 0);
+  const done = await b.finished();
+  assert.equal(done.code, 0, done.stderr);
+  const events = ndjson(done.stdout);
+  assert.deepEqual([events[0]!.reused, events[0]!.toRun], [0, 3]);
+  assert.equal(events.filter((e) => e.type === "attempt_end").length, 3);
+  assert.ok(events.filter((e) => e.type === "eval").every((e) => e.reused === 0));
+});
+
+Deno.test("S80 a failed cleanup retains the lease, records it without the token, and a later run waits on retained", async () => {
+  await using p = await coordProject();
+  await p.set("fail-teardown-A");
+  const a = await p.exec(["exp", "shared", "--json"], "A");
+  assert.equal(a.code, 0, a.stderr);
+  const names = await leaseNames(p);
+  assert.ok(!names.includes("released-0000000001.json"));
+  const receipt = ndjson(a.stdout).at(-1)!;
+  const [runId] = receipt.runIds as string[];
+  const run = JSON.parse(await p.read(`.niceeval/record/runs/${runId}/run.json`));
+  const diagnostic = run.diagnostics.find((d: { code: string }) =>
+    d.code === "state-lease-recovery-required"
+  );
+  assert.deepEqual(diagnostic.data, {
+    experimentId: "shared",
+    sharedStateKey: KEY,
+    reason: "cleanup-failed",
+  });
+  const token = String((await leaseRecord(p, "owner-0000000001.json")).ownerToken);
+  assert.ok(!JSON.stringify(run).includes(token));
+  await using b = p.start(["exp", "shared", "--record", "rb", "--json"], "B");
+  const notice = await b.waitForEvent((e) => e.code === "state-lease-waiting", "B waits");
+  assert.equal((notice.data as { retained: boolean }).retained, true);
+  b.child.kill("SIGINT");
+  assert.equal((await b.finished()).code, 130);
+  assert.deepEqual(marksOf(await p.marks(), "setup-start", "B"), []);
+});
+
+Deno.test("S81 a SIGSTOPped holder never lets a waiter in; after SIGCONT and its end the waiter acquires exits 0", async () => {
+  await using p = await coordProject();
+  await p.set("hold-attempt-A");
+  await using a = p.start(["exp", "shared", "--json"], "A");
+  await p.waitForMark((m) => m.tag === "A" && m.event === "attempt-held", "A holds the lease");
+  await using b = p.start(["exp", "shared", "--record", "rb", "--json"], "B");
+  await b.waitForEvent((e) => e.code === "state-lease-waiting", "B waits");
+  a.child.kill("SIGSTOP");
+  try {
+    await p.clear("hold-attempt-A");
+    const bOutside = async () => marksOf(await p.marks(), "setup-start", "B").length === 0;
+    await holdsFor(bOutside, "B stays outside while A is stopped", 2 * LEASE_POLL_MS + 500);
+  } finally {
+    a.child.kill("SIGCONT");
+  }
+  assert.equal((await a.finished()).code, 0);
+  assert.equal((await b.finished()).code, 0);
+  assert.deepEqual(windows(await p.marks()), ["A", "B"]);
+});
+
+Deno.test("S82 a SIGKILLed holder leaves the key retained and a waiter names the recovery command", async () => {
+  await using p = await coordProject();
+  await p.set("hold-attempt-A");
+  const a = p.start(["exp", "shared", "--json"], "A");
+  await p.waitForMark((m) => m.tag === "A" && m.event === "attempt-held", "A holds the lease");
+  a.child.kill("SIGKILL");
+  await a.finished();
+  const inspect = await p.exec(
+    ["exp", "shared", "--teardown", "--recover-shared-state", KEY],
+    "T",
+  );
+  assert.equal(inspect.code, 1);
+  assert.match(inspect.stdout, /^state {2,}retained$/m);
+  await using b = p.start(["exp", "shared", "--record", "rb", "--json"], "B");
+  const notice = await b.waitForEvent((e) => e.code === "state-lease-waiting", "B waits");
+  assert.match(
+    String(notice.message),
+    /niceeval exp shared --teardown --recover-shared-state db\/main/,
+  );
+  b.child.kill("SIGINT");
+  const done = await b.finished();
+  assert.equal(done.code, 130);
+  assert.equal(ndjson(done.stdout).at(-1)!.completion, "interrupted");
+});
+
+Deno.test("S90 an owner's surviving child keeps no flock: after SIGKILL the key is retained, not held", async () => {
+  await using p = await coordProject();
+  await p.set("spawn-child");
+  await p.set("hold-setup");
+  const a = p.start(["exp", "shared", "--json"], "A");
+  const child = await p.waitForMark((m) => m.event === "child", "A spawned a child");
+  await p.waitForMark((m) => m.event === "setup-held", "A holds the lease in setup");
+  const grandchild = Number(child.detail?.pid);
+  try {
+    a.child.kill("SIGKILL");
+    await a.finished();
+    assert.ok(alive(grandchild), "the child outlives its parent");
+    const inspect = await p.exec(
+      ["exp", "shared", "--teardown", "--recover-shared-state", KEY],
+      "T",
+    );
+    assert.match(inspect.stdout, /^state {2,}retained$/m);
+    assert.match(inspect.stdout, /^lock {2,}free$/m);
+  } finally {
+    Deno.kill(grandchild, "SIGKILL");
+  }
+});
+
+Deno.test("niceeval exp: four processes contending for one key over many rounds never overlap exits 0", async () => {
+  await using p = await coordProject();
+  const rounds = 3;
+  const contender = async (i: number) => {
+    for (let round = 0; round < rounds; round++) {
+      const args = ["exp", "shared", "--record", `r${i}`, "--rerun", "all", "--json"];
+      const done = await p.exec(args, `P${i}`, { COORD_SETUP_MS: "300" });
+      assert.equal(done.code, 0, done.stderr);
+    }
+  };
+  await Promise.all([0, 1, 2, 3].map(contender));
+  const held = windows(await p.marks());
+  assert.equal(held.length, 4 * rounds);
+  const names = await leaseNames(p);
+  assert.equal(names.filter((n) => n.startsWith("owner-")).length, 4 * rounds);
+  assert.equal(names.filter((n) => n.startsWith("released-")).length, 4 * rounds);
+});

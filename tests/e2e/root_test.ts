@@ -1,0 +1,117 @@
+/** Section L of scenarios.md with real processes: Record-root exclusivity (ROOT-1 … ROOT-5). */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { ndjson } from "../_helpers/cli.ts";
+import { coordProject, marksOf, pollUntil, quietTree, tree } from "./_coordination.ts";
+
+const RECORD = ".niceeval/record";
+
+async function runIds(root: string): Promise<string[]> {
+  return (await tree(join(root, "runs"))).filter((p) => /^[^/]+\/$/.test(p)).map((p) =>
+    p.slice(0, -1)
+  );
+}
+
+Deno.test("S92 a second exp on a busy root exits 2 at once, writes nothing, and the first completes exits 0", async () => {
+  await using p = await coordProject();
+  await p.set("hold-attempt");
+  await using a = p.start(["exp", "plain", "--json"], "A");
+  await p.waitForMark((m) => m.event === "attempt-held", "A is blocked in an Attempt");
+  const root = await Deno.realPath(join(p.dir, RECORD));
+  const before = await quietTree(root);
+  const b = await p.exec(["exp", "plain", "--json"], "B");
+  assert.equal(a.exited, false, "B returned while A still runs");
+  assert.equal(b.code, 2);
+  assert.equal(b.stdout, "", "no receipt, no event");
+  const [error, hint] = b.stderr.trimEnd().split("\n");
+  assert.equal(
+    error,
+    `error: record root ${root} is in use by another niceeval process (pid ${a.pid}) [record-root-busy]`,
+  );
+  assert.match(hint!, /^hint: .*--record /);
+  assert.deepEqual(await tree(root), before, "nothing written under the root");
+  assert.deepEqual(marksOf(await p.marks(), "attempt-start", "B"), []);
+  await p.clear("hold-attempt");
+  const done = await a.finished();
+  assert.equal(done.code, 0, done.stderr);
+  assert.equal(ndjson(done.stdout).at(-1)!.completion, "completed");
+});
+
+Deno.test("S93 Invocations on two roots run concurrently and each root holds its own Run exits 0", async () => {
+  await using p = await coordProject();
+  await p.set("hold-attempt");
+  await using a = p.start(["exp", "plain", "--record", "r1", "--json"], "A");
+  await using b = p.start(["exp", "plain", "--record", "r2", "--json"], "B");
+  for (const tag of ["A", "B"]) {
+    await p.waitForMark((m) => m.tag === tag && m.event === "attempt-held", `${tag} runs`);
+  }
+  await p.clear("hold-attempt");
+  for (const [name, child] of [["A", a], ["B", b]] as const) {
+    const done = await child.finished();
+    assert.equal(done.code, 0, `${name}: ${done.stderr}`);
+  }
+  const [r1, r2] = [await runIds(join(p.dir, "r1")), await runIds(join(p.dir, "r2"))];
+  assert.equal(r1.length, 1);
+  assert.equal(r2.length, 1);
+  assert.notEqual(r1[0], r2[0]);
+  assert.ok((await tree(join(p.dir, "r1"))).includes(`runs/${r1[0]}/complete`));
+  assert.ok((await tree(join(p.dir, "r2"))).includes(`runs/${r2[0]}/complete`));
+});
+
+Deno.test("S94 a symlink to a busy root is the same root exits 2", async () => {
+  await using p = await coordProject();
+  await p.set("hold-attempt");
+  await using a = p.start(["exp", "plain", "--json"], "A");
+  await p.waitForMark((m) => m.event === "attempt-held", "A runs");
+  await Deno.symlink(join(p.dir, RECORD), join(p.dir, "alias"));
+  const b = await p.exec(["exp", "plain", "--record", "alias"], "B");
+  assert.equal(b.code, 2);
+  assert.match(b.stderr, /\[record-root-busy\]/);
+  await p.clear("hold-attempt");
+  assert.equal((await a.finished()).code, 0);
+});
+
+Deno.test("S95 after a SIGKILLed holder the next run starts at once, ignores its unpublished Run, and clean removes it exits 0", async () => {
+  await using p = await coordProject();
+  await p.set("hold-attempt");
+  const a = p.start(["exp", "plain", "--json"], "A");
+  await p.waitForMark((m) => m.event === "attempt-held", "A runs");
+  a.child.kill("SIGKILL");
+  await a.finished();
+  await p.clear("hold-attempt");
+  const root = join(p.dir, RECORD);
+  const [killed] = await runIds(root);
+  assert.ok(killed, "A left a Run directory");
+  const b = await p.exec(["exp", "plain", "--json"], "B");
+  assert.equal(b.code, 0, b.stderr);
+  const events = ndjson(b.stdout);
+  assert.deepEqual([events[0]!.reused, events[0]!.toRun], [0, 3]);
+  assert.ok(events.some((e) => e.type === "warning" && e.code === "record-unpublished-runs"));
+  const clean = await p.run(["clean"]);
+  assert.equal(clean.code, 0, clean.stderr);
+  assert.match(clean.stdout, /^removed 1 unpublished run\(s\)/);
+  assert.ok(!(await runIds(root)).includes(killed));
+});
+
+Deno.test("S96 while a run holds the root, clean exits 2 but show and exp --dry read published Runs exits 0", async () => {
+  await using p = await coordProject();
+  const first = await p.exec(["exp", "plain", "steps/0000"], "A");
+  assert.equal(first.code, 0, first.stderr);
+  await p.set("hold-attempt");
+  await using b = p.start(["exp", "plain", "--rerun", "all", "--json"], "B");
+  await p.waitForMark((m) => m.tag === "B" && m.event === "attempt-held", "B runs");
+  const clean = await p.run(["clean"]);
+  assert.equal(clean.code, 2);
+  assert.match(clean.stderr, /\[record-root-busy\]/);
+  const show = await p.run(["show", "--json"]);
+  assert.equal(show.code, 0, show.stderr);
+  const rows = JSON.parse(show.stdout).rows as { evalId: string; attempt: unknown }[];
+  assert.deepEqual(rows.filter((r) => r.attempt !== null).map((r) => r.evalId), ["steps/0000"]);
+  const dry = await p.run(["exp", "plain", "--dry", "--json"]);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.equal(JSON.parse(dry.stdout).reused, 1);
+  assert.equal(b.exited, false);
+  await p.clear("hold-attempt");
+  assert.equal((await b.finished()).code, 0);
+  await pollUntil(() => b.exited, "B exited");
+});
