@@ -1,7 +1,7 @@
 /** `niceeval exp <sel> --teardown` with real processes (ORPH-7, CMD-9, CMD-10; S71 … S73). */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type CoordProject, coordProject, marksOf, quietTree, tree } from "./_coordination.ts";
+import { type CoordProject, coordProject, marksOf, tree } from "./_coordination.ts";
 
 const TEARDOWNS = ".niceeval/coordination/teardowns";
 const ALL_EVALS = [
@@ -32,14 +32,16 @@ Deno.test("S71 --teardown without a registration runs teardown once while anothe
   await p.set("hold-attempt-A");
   await using a = p.start(["exp", "plain", "--json"], "A");
   await p.waitForMark((m) => m.tag === "A" && m.event === "attempt-held", "A holds the root");
-  const runsBefore = await quietTree(join(p.dir, ".niceeval/record/runs"));
+  const runDirs = async () =>
+    (await tree(join(p.dir, ".niceeval/record/runs"))).filter((path) => /^[^/]+\/$/.test(path));
+  const runsBefore = await runDirs();
   const t = await p.exec(["exp", "hooks", "--teardown"], "T");
   assert.equal(t.code, 0, t.stderr);
   assert.match(t.stdout, /^hooks {2}ran \(no registration\) · \d+\.\ds\n$/);
   const marks = (await p.marks()).filter((m) => m.tag === "T");
   assert.deepEqual(marks.map((m) => m.event), ["teardown-start", "teardown-end"]);
   assert.deepEqual(marks[0]!.detail?.evals, ALL_EVALS);
-  assert.deepEqual(await tree(join(p.dir, ".niceeval/record/runs")), runsBefore, "no Run");
+  assert.deepEqual(await runDirs(), runsBefore, "no Run");
   await p.clear("hold-attempt-A");
   assert.equal((await a.finished()).code, 0);
 });
