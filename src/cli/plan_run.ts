@@ -263,12 +263,12 @@ export async function openSandboxes(
     probe: createSandboxProbe(),
     ...(uid !== null ? { uid } : {}),
   }).catch(() => undefined); // a failed sweep never blocks a run; `sandbox prune` reports it
-  const hostEnv = { ...io.env };
+  const hostEnv = { ...project.env };
   if (!planned.plan.slots.some((s) => s.sandbox !== undefined)) {
     return { runner: { hostEnv }, scheduler: () => ({}) };
   }
   const runtime = new SandboxRuntime({
-    registry: createProviderRegistry({ hostEnv: io.env, clock: io.clock }),
+    registry: createProviderRegistry({ hostEnv, clock: io.clock }),
     owner: await readOwnerIdentity({ host: io.hostname, pid: io.pid }),
     runIds,
     clock: io.clock,

@@ -17,6 +17,8 @@ export interface LoadedProject {
   readonly root: string;
   readonly config: ConfigDefinition;
   readonly discovered: DiscoveredProject;
+  /** The process environment with the `.env` entries that filled gaps (credentials for agents). */
+  readonly env: Readonly<Record<string, string>>;
 }
 
 /**
@@ -30,24 +32,27 @@ export async function loadProject(
   const root = io.cwd;
   // Outside a project, `config-missing` says more than any problem of a stray `.env`.
   await requireConfig(root);
-  await applyEnvFile(io, root);
+  const env = { ...io.env, ...Object.fromEntries(await applyEnvFile(io, root)) };
   const config = await loadConfig(root, loadNative);
   const discovered = await discoverProject(root, {
     load: loadNative,
     experiments: options.experiments,
   });
-  return { root, config, discovered };
+  return { root, config, discovered, env };
 }
 
-async function applyEnvFile(io: Io, root: string): Promise<void> {
+/** Applies the `.env` entries that are not set yet; returns them. */
+async function applyEnvFile(io: Io, root: string): Promise<[string, string][]> {
   let text: string;
   try {
     text = await Deno.readTextFile(join(root, ".env"));
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return;
+    if (error instanceof Deno.errors.NotFound) return [];
     throw error;
   }
-  for (const [key, value] of missingEnvEntries(parseEnvFile(text), io.env)) io.setEnv(key, value);
+  const missing = missingEnvEntries(parseEnvFile(text), io.env);
+  for (const [key, value] of missing) io.setEnv(key, value);
+  return missing;
 }
 
 /** Prints discovery warnings as `! <file>: <message>` on stderr (not under `--json`). */

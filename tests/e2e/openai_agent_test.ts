@@ -14,6 +14,8 @@ interface WeatherServer extends AsyncDisposable {
   readonly conversations: Json[][];
   /** Requests answered with 429. */
   readonly rejected: () => number;
+  /** `Authorization` header of every request (null when absent). */
+  readonly authorizations: (string | null)[];
 }
 
 /**
@@ -22,8 +24,10 @@ interface WeatherServer extends AsyncDisposable {
  */
 function weatherServer(rejections = 0): WeatherServer {
   const conversations: Json[][] = [];
+  const authorizations: (string | null)[] = [];
   let rejected = 0;
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    authorizations.push(req.headers.get("authorization"));
     const body = await req.json();
     if (rejected < rejections) {
       rejected++;
@@ -51,6 +55,7 @@ function weatherServer(rejections = 0): WeatherServer {
     baseUrl: `http://127.0.0.1:${server.addr.port}/v1`,
     conversations,
     rejected: () => rejected,
+    authorizations,
     [Symbol.asyncDispose]: () => server.shutdown(),
   };
 }
@@ -89,4 +94,25 @@ Deno.test("niceeval exp: a rate-limited first request backs off and is retried e
   assert.equal(sleeping[0]?.retry, 1);
   assert.equal(server.rejected(), 1);
   assert.equal(events.find((e) => e.type === "attempt_end")?.verdict, "passed");
+});
+
+Deno.test("niceeval exp: the API key comes from .env unless the environment already sets it exits 0", async (t) => {
+  await using server = weatherServer();
+  await using p = await tempProject("openai_project");
+  await p.write(".env", "OPENAI_API_KEY=sk-from-dotenv\n");
+  const env = { OPENAI_FIXTURE_BASE_URL: server.baseUrl };
+  await t.step(".env fills an unset variable", async () => {
+    const r = await p.run(["exp", "gateway", "--json"], { env });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.deepEqual([...new Set(server.authorizations)], ["Bearer sk-from-dotenv"]);
+    assert.ok(!r.stdout.includes("sk-from-dotenv"), "the key never reaches the output");
+  });
+  await t.step("a variable already set wins over .env", async () => {
+    server.authorizations.length = 0;
+    const r = await p.run(["exp", "gateway", "--rerun", "all", "--json"], {
+      env: { ...env, OPENAI_API_KEY: "sk-from-shell" },
+    });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.deepEqual([...new Set(server.authorizations)], ["Bearer sk-from-shell"]);
+  });
 });
