@@ -98,10 +98,11 @@ function resolveMembers(
       );
       return undefined;
     }
-    if (member.sandbox !== undefined) {
+    // Only a template is forbidden (rule 1.4.3); a template-less layer of prepare steps is fine.
+    if ((member.sandbox as { kind?: string } | undefined)?.kind === "template") {
       issue(
         "discovery.group-member-sandbox",
-        `member "${ids[0]}" has its own sandbox`,
+        `member "${ids[0]}" has its own sandbox template`,
         "move the sandbox to defineEvalGroup({ sandbox })",
       );
       return undefined;

@@ -18,6 +18,7 @@ export {
 } from "./layer.ts";
 export type { DefineSandboxOptions, LocalSandboxOptions } from "./layer.ts";
 export { layerState } from "./_layer_state.ts";
+export { layerIdentity } from "./layer_identity.ts";
 export type { CustomSandboxDefinition, LayerHook, LayerState } from "./_layer_state.ts";
 export {
   hasSandboxCode,

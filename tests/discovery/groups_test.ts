@@ -41,7 +41,7 @@ Deno.test("discoverGroups() marks members without changing IDs or order (rule 1.
 
 Deno.test("discoverGroups() reports location, overlap, unresolved and sandboxed members (rule 1.4)", async () => {
   const { groups, issues } = await discoverFixture("broken_groups_project");
-  assert.deepEqual(groups.map((g) => g.id), ["g1"]);
+  assert.deepEqual(groups.map((g) => g.id), ["g1", "g6"]);
   assert.deepEqual(issues.map((i) => [i.file, i.code]), [
     ["evals/eval-group.ts", "discovery.group-location"],
     ["evals/g2/eval-group.ts", "discovery.group-overlap"],
@@ -50,7 +50,7 @@ Deno.test("discoverGroups() reports location, overlap, unresolved and sandboxed 
     ["evals/g5/eval-group.ts", "discovery.invalid-export"],
   ]);
   assert.equal(issues[1]!.message, 'eval "g1/a" already belongs to group "g1"');
-  assert.equal(issues[3]!.message, 'member "g4/own" has its own sandbox');
+  assert.equal(issues[3]!.message, 'member "g4/own" has its own sandbox template');
   assert.match(issues[4]!.message, /format version 7; this niceeval reads version 1$/);
   assert.ok(issues.every((i) => i.level === "error"));
 });
