@@ -183,7 +183,22 @@ export type RunEvent =
     readonly hook: "setup" | "teardown";
     readonly text: string;
   }
+  | {
+    /** A run-scope wait began or ended (OUT-4 rows): at most one `started` per (scope, key). */
+    readonly type: "wait";
+    readonly at: number;
+    readonly scope: WaitScope;
+    /** The lease key, lane key, provider or experiment id the wait is about. */
+    readonly key: string;
+    readonly experimentId: string | null;
+    readonly state: "started" | "ended";
+    /** Scope-specific detail: `retained` for a lease, `<held>/<limit>` for machine slots. */
+    readonly detail: string | null;
+  }
   | { readonly type: "interrupted"; readonly at: number; readonly signal: string };
+
+/** What a run-scope wait waits for. */
+export type WaitScope = "state-lease" | "lane" | "machine-slot" | "orphan-recovery";
 
 /** A function that receives run events; implementations must not throw. */
 export type RunEventSink = (event: RunEvent) => void;

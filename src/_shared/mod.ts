@@ -35,6 +35,7 @@ export type {
   SlotOutcome,
   SlotRef,
   TurnLog,
+  WaitScope,
 } from "./events.ts";
 export { formatCost, formatDuration, formatScore, formatTokens, plural } from "./format.ts";
 export {

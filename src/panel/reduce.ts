@@ -48,11 +48,42 @@ export function reducePanel(state: PanelState, event: RunEvent): PanelState {
       );
       return { ...state, scopeRows };
     }
+    case "wait":
+      return wait(state, event);
     case "interrupted":
       return { ...state, interrupted: true };
     case "diagnostic":
       return state;
   }
+}
+
+/** The OUT-4 texts of run-scope waits. */
+function waitText(e: Extract<RunEvent, { type: "wait" }>): string {
+  switch (e.scope) {
+    case "state-lease":
+      return `waiting for sharedState ${e.key}${
+        e.detail === "retained" ? " · needs recovery" : ""
+      }`;
+    case "lane":
+      return `waiting for ${e.key.replace(/^custom:/, "")} lane`;
+    case "machine-slot":
+      return `waiting for machine sandbox budget · ${e.key}${e.detail ? ` ${e.detail}` : ""}`;
+    case "orphan-recovery":
+      return `recovering orphaned teardown · ${e.key}`;
+  }
+}
+
+/** A wait row appears on `started` (keeping its first time when only its text changes) and goes on `ended`. */
+function wait(state: PanelState, e: Extract<RunEvent, { type: "wait" }>): PanelState {
+  const key = `wait:${e.scope}:${e.key}`;
+  const existing = state.scopeRows.find((r) => r.key === key);
+  const others = state.scopeRows.filter((r) => r.key !== key);
+  if (e.state === "ended") return existing ? { ...state, scopeRows: others } : state;
+  const row: ScopeRow = { key, text: waitText(e), since: existing?.since ?? e.at, detail: "" };
+  return {
+    ...state,
+    scopeRows: existing ? state.scopeRows.map((r) => r.key === key ? row : r) : [...others, row],
+  };
 }
 
 function startAttempt(state: PanelState, row: AttemptRow): PanelState {

@@ -72,8 +72,17 @@ export class LeaseNotices {
     this.#emit = emit;
   }
 
-  /** Reports that `experimentId` waits for `key`. */
+  /** Reports that `experimentId` waits for `key` (the panel row, and the notice once). */
   waiting(experimentId: string, key: string, retained: boolean): void {
+    this.#emit({
+      type: "wait",
+      at: this.#clock.now(),
+      scope: "state-lease",
+      key,
+      experimentId,
+      state: "started",
+      detail: retained ? "retained" : null,
+    });
     const shown = this.#shown.get(experimentId);
     if (shown === true || shown === retained) return;
     this.#shown.set(experimentId, retained);
@@ -89,5 +98,18 @@ export class LeaseNotices {
       experimentId,
       data: { experimentId, sharedStateKey: key, retained },
     }));
+  }
+
+  /** Ends the panel row of a lease wait (acquired, or given up). */
+  done(experimentId: string, key: string): void {
+    this.#emit({
+      type: "wait",
+      at: this.#clock.now(),
+      scope: "state-lease",
+      key,
+      experimentId,
+      state: "ended",
+      detail: null,
+    });
   }
 }

@@ -151,17 +151,25 @@ export class ExperimentLifecycle {
     const key = this.#experiment.discovered.definition.sharedState?.key;
     if (!c || key === undefined) return;
     const id = this.#experiment.id;
-    this.#lease = await acquireLease(key, {
-      projectRoot: c.projectRoot,
-      experimentId: id,
-      invocationId: c.invocationId,
-      identity: c.identity,
-      signal: this.#deps.signal,
-      clock: this.#deps.clock,
-      ...(this.#deps.random ? { random: this.#deps.random } : {}),
-      mutex: c.mutex,
-      onWaiting: (info) => this.#deps.notices?.waiting(id, key, info.retained),
-    });
+    let waited = false;
+    try {
+      this.#lease = await acquireLease(key, {
+        projectRoot: c.projectRoot,
+        experimentId: id,
+        invocationId: c.invocationId,
+        identity: c.identity,
+        signal: this.#deps.signal,
+        clock: this.#deps.clock,
+        ...(this.#deps.random ? { random: this.#deps.random } : {}),
+        mutex: c.mutex,
+        onWaiting: (info) => {
+          waited = true;
+          this.#deps.notices?.waiting(id, key, info.retained);
+        },
+      });
+    } finally {
+      if (waited) this.#deps.notices?.done(id, key);
+    }
     if (c.force?.aborted) this.#lease.retain();
   }
 

@@ -98,9 +98,22 @@ async function recoverExperiment(experiment: PlannedExperiment, deps: RecoveryDe
   let lease: HeldLease | undefined;
   const onForce = () => lease?.retain(); // INT-2: a lease not yet released stays retained
   c.force?.addEventListener("abort", onForce, { once: true });
+  let shown = false;
+  const row = (state: "started" | "ended") =>
+    deps.emit({
+      type: "wait",
+      at: clock.now(),
+      scope: "orphan-recovery",
+      key: id,
+      experimentId: id,
+      state,
+      detail: null,
+    });
   try {
     let orphans = await findOrphans(id, scanOf(deps));
     if (orphans.length === 0) return;
+    row("started");
+    shown = true;
     if (key !== undefined) {
       lease = await acquireRecoveryLease(id, key, deps);
       if (c.force?.aborted) return onForce();
@@ -119,24 +132,37 @@ async function recoverExperiment(experiment: PlannedExperiment, deps: RecoveryDe
       experimentId: id,
     }));
   } finally {
+    if (shown) row("ended");
     c.force?.removeEventListener("abort", onForce);
   }
 }
 
 /** ORPH-4: the key's lease, waited for like LEASE-5 (the shared `state-lease-waiting` notice). */
-function acquireRecoveryLease(id: string, key: string, deps: RecoveryDeps): Promise<HeldLease> {
+async function acquireRecoveryLease(
+  id: string,
+  key: string,
+  deps: RecoveryDeps,
+): Promise<HeldLease> {
   const { coordination: c } = deps;
-  return acquireLease(key, {
-    projectRoot: c.projectRoot,
-    experimentId: id,
-    invocationId: c.invocationId,
-    identity: c.identity,
-    signal: deps.signal,
-    clock: deps.clock,
-    random: deps.random,
-    mutex: c.mutex,
-    onWaiting: (info) => deps.notices.waiting(id, key, info.retained),
-  });
+  let waited = false;
+  try {
+    return await acquireLease(key, {
+      projectRoot: c.projectRoot,
+      experimentId: id,
+      invocationId: c.invocationId,
+      identity: c.identity,
+      signal: deps.signal,
+      clock: deps.clock,
+      random: deps.random,
+      mutex: c.mutex,
+      onWaiting: (info) => {
+        waited = true;
+        deps.notices.waiting(id, key, info.retained);
+      },
+    });
+  } finally {
+    if (waited) deps.notices.done(id, key);
+  }
 }
 
 /** ORPH-4: release only when every orphan teardown succeeded, else retain. */

@@ -5,7 +5,7 @@
  * handed back to the scheduler, which releases the global slot before waiting (CHAIN-13). Group
  * lanes (CHAIN-1) and the waits of a running Attempt (new pool instances) are here too.
  */
-import type { Clock, RunEventSink } from "../_shared/mod.ts";
+import type { Clock, RunEventSink, WaitScope } from "../_shared/mod.ts";
 import type { Plan, PlannedSlot } from "../plan/mod.ts";
 import { type GateSnapshot, type Permit, PriorityGate } from "./gate.ts";
 import { GroupLanes } from "./group_lanes.ts";
@@ -48,6 +48,9 @@ export class PhysicalAdmission {
   readonly #gmax: number;
   readonly #lanes = new Map<string, PriorityGate>();
   readonly #pools = new Map<string, PriorityGate>();
+  readonly #waits = new Map<string, number>();
+  readonly #emit: RunEventSink;
+  readonly #clock: Clock;
 
   constructor(
     plan: Plan,
@@ -55,6 +58,8 @@ export class PhysicalAdmission {
   ) {
     this.#plan = plan;
     this.#gmax = o.gmax;
+    this.#emit = o.emit;
+    this.#clock = o.clock;
     this.groups = new GroupLanes(plan);
     this.pacing = new Pacing(o.options?.createsPerSecond ?? {}, o.clock);
     this.machine = new MachineBudget(o.options?.machineSlots ?? NO_SLOTS, {
@@ -128,7 +133,9 @@ export class PhysicalAdmission {
     if (lane && !held.lane) {
       held.lane = lane.tryAcquire();
       if (!held.lane) {
-        return async (key, signal) => void (held.lane = await lane.acquire(key, { signal }));
+        return this.#tracked("lane", this.laneKeyOf(slot)!, () => null, async (key, signal) => {
+          held.lane = await lane.acquire(key, { signal });
+        });
       }
     }
     const poolKey = this.#poolKeyOf(slot);
@@ -149,8 +156,13 @@ export class PhysicalAdmission {
     if (!held.machine) {
       held.machine = await this.machine.tryAcquire(provider);
       if (!held.machine) {
-        return async (key, signal) =>
-          void (held.machine = await this.machine.acquire(provider, key, { signal }));
+        const detail = () => {
+          const c = this.machine.snapshot()[provider];
+          return c ? `${c.held}/${c.capacity}` : null;
+        };
+        return this.#tracked("machine-slot", provider, detail, async (key, signal) => {
+          held.machine = await this.machine.acquire(provider, key, { signal });
+        });
       }
     }
     const pacer = this.pacing.of(provider);
@@ -164,6 +176,41 @@ export class PhysicalAdmission {
       }
     }
     return null;
+  }
+
+  /** Wraps a wait so that the first waiter of (scope, key) starts a run-scope row, the last ends it. */
+  #tracked(
+    scope: WaitScope,
+    key: string,
+    detail: () => string | null,
+    wait: PhysicalWait,
+  ): PhysicalWait {
+    const id = `${scope}\u0000${key}`;
+    const event = (state: "started" | "ended") =>
+      this.#emit({
+        type: "wait",
+        at: this.#clock.now(),
+        scope,
+        key,
+        experimentId: null,
+        state,
+        detail: detail(),
+      });
+    return async (priority, signal) => {
+      const before = this.#waits.get(id) ?? 0;
+      this.#waits.set(id, before + 1);
+      if (before === 0) event("started");
+      try {
+        await wait(priority, signal);
+      } finally {
+        const left = this.#waits.get(id)! - 1;
+        if (left > 0) this.#waits.set(id, left);
+        else {
+          this.#waits.delete(id);
+          event("ended");
+        }
+      }
+    };
   }
 
   #laneOf(slot: PlannedSlot): PriorityGate | undefined {

@@ -144,3 +144,14 @@ export function panelStart(
 export function fold(start: PanelStart, events: readonly RunEvent[]): PanelState {
   return events.reduce(reducePanel, createPanelState(start));
 }
+
+/** A run-scope wait event (OUT-4 rows). */
+export function wait(
+  scope: "state-lease" | "lane" | "machine-slot" | "orphan-recovery",
+  key: string,
+  ms: number,
+  state: "started" | "ended",
+  detail: string | null = null,
+): RunEvent {
+  return { type: "wait", at: T0 + ms, scope, key, experimentId: null, state, detail };
+}

@@ -79,9 +79,12 @@ Deno.test("S21 an exclusive-lane waiter holds no global slot while shared work r
   assert.equal(s.heldSlots, 2);
   assert.equal(s.globalWaiters, 0);
   assert.equal(s.running, 2);
+  const rows = () => run.log.ofType("wait").map((w) => [w.scope, w.key, w.state]);
+  assert.deepEqual(rows(), [["lane", "custom:fake", "started"]], "one run-scope row for the lane");
   run.release("l:a");
   await run.flush();
   assert.deepEqual(run.holding(), ["d:c", "l:b"]);
+  assert.deepEqual(rows(), [["lane", "custom:fake", "started"], ["lane", "custom:fake", "ended"]]);
   await run.finish();
   assert.deepEqual(run.log.allViolations(), []);
 });

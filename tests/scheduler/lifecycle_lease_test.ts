@@ -104,6 +104,8 @@ Deno.test("S77 while E1 waits for its key, E2 runs at G and E1 stays queued with
   assert.deepEqual(waiting[0]!.data, { experimentId: "E1", sharedStateKey: KEY, retained: false });
   assert.deepEqual([waiting[0]!.level, waiting[0]!.persist], ["info", false]);
   assert.ok(!JSON.stringify(waiting).includes(other.owner.ownerToken));
+  const rows = () => run.log.ofType("wait").map((w) => [w.scope, w.key, w.experimentId, w.state]);
+  assert.deepEqual(rows(), [["state-lease", KEY, "E1", "started"]], "the panel row of the wait");
   await other.release();
   for (;;) {
     for (const attempt of run.fake.live()) attempt.pass();
@@ -113,6 +115,10 @@ Deno.test("S77 while E1 waits for its key, E2 runs at G and E1 stays queued with
   }
   assert.equal((await run.done.promise).length, 7);
   assert.equal(run.log.diagnostics("state-lease-waiting").length, 1);
+  assert.deepEqual(rows(), [
+    ["state-lease", KEY, "E1", "started"],
+    ["state-lease", KEY, "E1", "ended"],
+  ]);
 });
 
 Deno.test("S78 two Experiments of one Invocation sharing a key never overlap", async () => {

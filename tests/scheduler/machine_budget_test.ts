@@ -210,8 +210,11 @@ Deno.test("S162 a budget below G leaves G alone and reports one sandbox-budget-w
     assert.equal(waiting[0]!.level, "info");
     assert.equal(waiting[0]!.message, "waiting for machine sandbox budget · fake 1/1");
     assert.deepEqual(waiting[0]!.data, { provider: "fake", held: 1, limit: 1 });
+    const rows = () => run.log.ofType("wait").map((w) => [w.scope, w.key, w.state, w.detail]);
+    assert.deepEqual(rows(), [["machine-slot", "fake", "started", "1/1"]], "the MSB-7 panel row");
     await run.finish();
     assert.equal(run.log.diagnostics("sandbox-budget-waiting").length, 1);
+    assert.deepEqual(rows().at(-1)?.slice(0, 3), ["machine-slot", "fake", "ended"]);
     assert.equal(run.log.replay.peakRunning, 1);
     assert.deepEqual(run.log.allViolations(), []);
   });
