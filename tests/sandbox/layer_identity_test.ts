@@ -17,12 +17,18 @@ Deno.test("layerIdentity() is stable and changes with options, hooks, prepare st
     assert.notEqual(await layerIdentity(localSandbox({ fixture }).setup(async () => {})), base);
     assert.notEqual(
       await layerIdentity(localSandbox({ fixture }).setup(async () => {})),
-      await layerIdentity(localSandbox({ fixture }).setup(async (sb) => void await sb.pathExists("x"))),
+      await layerIdentity(
+        localSandbox({ fixture }).setup(async (sb) => void await sb.pathExists("x")),
+      ),
       "hook source matters",
     );
     assert.notEqual(await layerIdentity(sandboxLayer({ fixture })), base, "template-less differs");
     await Deno.writeTextFile(join(dir, "fx", "a.txt"), "two");
-    assert.notEqual(await layerIdentity(localSandbox({ fixture })), base, "fixture content matters");
+    assert.notEqual(
+      await layerIdentity(localSandbox({ fixture })),
+      base,
+      "fixture content matters",
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
