@@ -97,7 +97,13 @@ function printDry(
   }
   const lines = [
     ...planLines(
-      { plan, cap: cap.cap, capAnnotation: planned.capAnnotation, dry: true },
+      {
+        plan,
+        cap: cap.cap,
+        capAnnotation: planned.capAnnotation,
+        machineBudgets: planned.machineBudgets,
+        dry: true,
+      },
       terminalLayout(io),
     ),
     ...dryLines(plan),

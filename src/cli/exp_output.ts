@@ -218,7 +218,12 @@ export function humanOutput(ctx: OutputContext): ExpOutput {
   return {
     start: () => {
       sink.lines(planLines(
-        { plan: planned.plan, cap: planned.cap.cap, capAnnotation: planned.capAnnotation },
+        {
+          plan: planned.plan,
+          cap: planned.cap.cap,
+          capAnnotation: planned.capAnnotation,
+          machineBudgets: planned.machineBudgets,
+        },
         layout,
       ));
       sink.start();

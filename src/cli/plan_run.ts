@@ -64,6 +64,8 @@ export interface PlannedRun {
   readonly emptyExperimentIds: readonly string[];
   /** Unpublished Run directories the readers ignored (REC-10). */
   readonly unpublished: readonly string[];
+  /** Providers in use whose machine sandbox budget is below G (MSB-7), for PLAN. */
+  readonly machineBudgets: readonly { readonly provider: string; readonly limit: number }[];
 }
 
 /** Builds the complete plan before anything is dispatched (PLAN-1). */
@@ -113,7 +115,24 @@ export async function planRun(
     identity,
     emptyExperimentIds: selection.emptyExperimentIds,
     unpublished: (await reader.scan()).unpublished,
+    machineBudgets: machineBudgetsBelow(plan, config, cap.cap),
   };
+}
+
+/** MSB-7: the providers of runnable sandbox slots whose `maxSandboxes` is below G. */
+function machineBudgetsBelow(
+  plan: Plan,
+  config: ConfigDefinition,
+  g: number,
+): { provider: string; limit: number }[] {
+  const limits = machineSlotLimits(config.maxSandboxes, { cpus: navigator.hardwareConcurrency });
+  const providers = new Set<string>();
+  for (const slot of plan.slots) {
+    if (slot.carry.action === "run" && slot.sandbox) providers.add(slot.sandbox.provider);
+  }
+  return [...providers]
+    .filter((provider) => limits[provider] !== undefined && limits[provider]! < g)
+    .map((provider) => ({ provider, limit: limits[provider]! }));
 }
 
 /**

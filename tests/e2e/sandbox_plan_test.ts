@@ -36,6 +36,22 @@ Deno.test("niceeval exp --dry: G comes from the planned providers' defaults exit
   });
 });
 
+Deno.test("niceeval exp --dry: PLAN names a machine sandbox budget below G (MSB-7) exits 0", async () => {
+  await using p = await tempProject("sandbox_custom_project");
+  await p.write(
+    "niceeval.config.ts",
+    'import { defineConfig } from "niceeval";\nexport default defineConfig({ maxSandboxes: { slowbox: 2 } });\n',
+  );
+  const below = await p.run(["exp", "boxed", "--dry", "--max-concurrency", "5"]);
+  assert.equal(below.code, 0, below.stderr);
+  assert.match(
+    concurrencyLine(below.stdout),
+    /concurrency 5 \(from flag\) · slowbox sandboxes ≤2 on this host$/,
+  );
+  const notBelow = await p.run(["exp", "boxed", "--dry", "--max-concurrency", "2"]);
+  assert.match(concurrencyLine(notBelow.stdout), /concurrency 2 \(from flag\)$/);
+});
+
 Deno.test("niceeval exp: every sandbox pairing conflict is reported before anything runs exits 2", async () => {
   await using p = await tempProject("sandbox_custom_project");
   await p.write(
