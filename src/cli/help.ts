@@ -43,8 +43,10 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     examples: ["niceeval list", "niceeval list greet --tag smoke"],
   },
   exp: {
-    usage: "[experiment-selector [eval-prefix...]] [flags]",
-    summary: "Plan and run Attempts of the selected experiments",
+    usage:
+      "[experiment-selector [eval-prefix...]] [flags]  |  exp <selector> --teardown [--recover-shared-state <key> …]",
+    summary:
+      "Plan and run Attempts of the selected experiments; with --teardown, run teardown compensation only",
     flags: EXP_FLAGS,
     examples: ["niceeval exp local", "niceeval exp checks --rerun all --json"],
   },
