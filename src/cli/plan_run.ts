@@ -6,7 +6,7 @@ import { errorMessage, realClock, type RunEventSink } from "../_shared/mod.ts";
 import { SandboxRuntime } from "../attempt/mod.ts";
 import { machineSlotLimits, stateDirOf } from "../coordination/mod.ts";
 import type { ConfigDefinition } from "../config/mod.ts";
-import type { DiscoveredGroup } from "../discovery/mod.ts";
+import type { DiscoveredExperiment } from "../discovery/mod.ts";
 import { resolveAgent } from "../agents/mod.ts";
 import {
   buildPlan,
@@ -23,6 +23,7 @@ import {
   createProcessProbe as createSandboxProbe,
   createProviderRegistry,
   isSandboxError,
+  layerIdentity,
   localTmpDir,
   readOwnerIdentity,
   sweepLocalOrphans,
@@ -80,11 +81,7 @@ export async function planRun(
     evalPrefixes: options.evalPrefixes,
     tags: options.tags,
   });
-  const identity = await identityOf(
-    project,
-    selection.experiments.map((s) => ({ experiment: s.experiment, evals: s.evals })),
-    discovered.groups,
-  );
+  const identity = await identityOf(project, selection.experiments);
   const reader = new RecordReader(recordRoot);
   const pairs = selection.experiments.flatMap((s) =>
     s.evals.map((e) => ({ experimentId: s.experiment.id, evalId: e.id }))
@@ -207,24 +204,38 @@ function settingsOf(options: ExpOptions, config: ConfigDefinition) {
   };
 }
 
-async function identityOf(
+/**
+ * Configuration hashes and input fingerprints of the selected pairs (REC-4), sandbox layers
+ * included; `show` computes the current identity the same way.
+ */
+export async function identityOf(
   project: LoadedProject,
   selected: readonly {
-    experiment: Parameters<typeof configHashOf>[0];
-    evals: readonly { id: string; groupId?: string }[];
+    readonly experiment: DiscoveredExperiment;
+    readonly evals: readonly { readonly id: string }[];
   }[],
-  groups: readonly DiscoveredGroup[],
 ): Promise<PlanIdentity> {
   const cache = new FingerprintCache(project.root);
+  const evalsById = new Map(project.discovered.evals.map((e) => [e.id, e]));
+  const groupsById = new Map(project.discovered.groups.map((g) => [g.id, g]));
   const configHash = new Map<string, string>();
   const inputFingerprint = new Map<string, string>();
   for (const { experiment, evals } of selected) {
-    configHash.set(experiment.id, configHashOf(experiment));
-    for (const e of evals) {
-      if (inputFingerprint.has(e.id)) continue;
-      const discovered = project.discovered.evals.find((d) => d.id === e.id)!;
-      const group = groups.find((g) => g.id === discovered.groupId);
-      inputFingerprint.set(e.id, await cache.fingerprint(discovered, group));
+    const sandbox = await layerIdentity(experiment.definition.sandbox);
+    configHash.set(experiment.id, configHashOf(experiment, { sandbox }));
+    for (const { id } of evals) {
+      if (inputFingerprint.has(id)) continue;
+      const discovered = evalsById.get(id)!;
+      const group = discovered.groupId === undefined
+        ? undefined
+        : groupsById.get(discovered.groupId);
+      inputFingerprint.set(
+        id,
+        await cache.fingerprint(discovered, group, {
+          sandbox: await layerIdentity(discovered.definition.sandbox),
+          groupSandbox: await layerIdentity(group?.definition.sandbox),
+        }),
+      );
     }
   }
   return { configHash, inputFingerprint };

@@ -2,11 +2,10 @@
 import { resolve } from "node:path";
 import { UsageError } from "../_shared/mod.ts";
 import { select } from "../plan/mod.ts";
+import type { DiscoveredEval, DiscoveredExperiment } from "../discovery/mod.ts";
+import { identityOf, slotIdentity } from "./plan_run.ts";
 import {
   candidateOf,
-  configHashOf,
-  executionDigestOf,
-  FingerprintCache,
   loadCandidates,
   locatorOf,
   parseLocator,
@@ -85,7 +84,7 @@ async function currentScope(
   only: readonly string[],
 ): Promise<[Record<string, unknown>, string[]]> {
   const project = await loadProject(io, { experiments: true });
-  const { experiments, evals, groups } = project.discovered;
+  const { experiments, evals } = project.discovered;
   for (const id of only) {
     if (!experiments.some((e) => e.id === id)) {
       throw new UsageError(
@@ -96,42 +95,18 @@ async function currentScope(
     }
   }
   const chosen = experiments.filter((e) => only.length === 0 || only.includes(e.id));
-  const cache = new FingerprintCache(project.root);
-  const pairs: {
-    experimentId: string;
-    evalId: string;
-    kind: "pass" | "score";
-    attempts: number;
-    digest: string;
-  }[] = [];
-  for (const experiment of chosen) {
-    let selected: readonly {
-      id: string;
-      definition: { evaluationKind: "pass" | "score" };
-      groupId?: string;
-    }[] = [];
-    try {
-      selected =
-        select([experiment], evals, { evalPrefixes: [], tags: [] }).experiments[0]?.evals ?? [];
-    } catch (error) {
-      if ((error as { code?: string }).code !== "nothing-selected") throw error;
-    }
-    const configHash = configHashOf(experiment);
-    for (const e of selected) {
-      const discovered = evals.find((d) => d.id === e.id)!;
-      const fingerprint = await cache.fingerprint(
-        discovered,
-        groups.find((g) => g.id === discovered.groupId),
-      );
-      pairs.push({
-        experimentId: experiment.id,
-        evalId: e.id,
-        kind: e.definition.evaluationKind,
-        attempts: experiment.definition.attempts,
-        digest: executionDigestOf(configHash, fingerprint),
-      });
-    }
-  }
+  const selected = chosen.map((experiment) => ({ experiment, evals: ownEvals(experiment, evals) }));
+  const identity = await identityOf(project, selected);
+  const pairs = selected.flatMap(({ experiment, evals: own }) =>
+    own.map((e) => ({
+      experimentId: experiment.id,
+      evalId: e.id,
+      kind: e.definition.evaluationKind,
+      attempts: experiment.definition.attempts,
+      digest: slotIdentity(identity, { experimentId: experiment.id, evalId: e.id, ordinal: 0 })
+        .executionIdentityDigest,
+    }))
+  );
   const candidates = await loadCandidates(reader, pairs);
   const rows: ShowRow[] = [];
   for (const pair of pairs) {
@@ -312,4 +287,17 @@ function attemptOf(
     durationMs: doc.durationMs,
     estimatedCostUSD: doc.estimatedCostUSD,
   };
+}
+
+/** An experiment's own eval selection, without command-line narrowing. */
+function ownEvals(
+  experiment: DiscoveredExperiment,
+  evals: readonly DiscoveredEval[],
+): readonly DiscoveredEval[] {
+  try {
+    return select([experiment], evals, { evalPrefixes: [], tags: [] }).experiments[0]?.evals ?? [];
+  } catch (error) {
+    if ((error as { code?: string }).code === "nothing-selected") return [];
+    throw error;
+  }
 }

@@ -15,23 +15,24 @@ export function digestOf(value: unknown): string {
   return `sha256:${sha256Hex(canonicalJson(value))}`;
 }
 
-/** The configuration hash of an experiment: agent, model, flags, sandbox setup, sharedState. */
-export function configHashOf(experiment: DiscoveredExperiment): string {
+/**
+ * The configuration hash of an experiment: agent, model, flags, its sandbox layer's identity
+ * (computed by the caller from the sandbox domain), `sandboxReuse` and the sharedState key.
+ */
+export function configHashOf(
+  experiment: DiscoveredExperiment,
+  options: { readonly sandbox?: string | null } = {},
+): string {
   const def = experiment.definition;
   const agent = def.agent as unknown as { name: string; kind: string; identity?: unknown };
   return digestOf({
     agent: { name: agent.name, kind: agent.kind, identity: agent.identity ?? null },
     model: def.model ?? null,
     flags: def.flags,
-    sandbox: def.sandbox ? sandboxIdentity(def.sandbox) : null,
+    sandbox: options.sandbox ?? null,
     sandboxReuse: def.sandboxReuse,
     sharedStateKey: def.sharedState?.key ?? null,
   });
-}
-
-function sandboxIdentity(layer: unknown): unknown {
-  const id = (layer as { identity?: unknown }).identity;
-  return id ?? null;
 }
 
 /** The execution identity digest of one slot. */
@@ -53,7 +54,11 @@ export class FingerprintCache {
    * The input fingerprint of an eval: its ID, kind, metadata, eval-level sandbox, the hash of its
    * entry file's local import closure, and its group's fingerprint.
    */
-  async fingerprint(e: DiscoveredEval, group: DiscoveredGroup | undefined): Promise<string> {
+  async fingerprint(
+    e: DiscoveredEval,
+    group: DiscoveredGroup | undefined,
+    layers: { readonly sandbox?: string | null; readonly groupSandbox?: string | null } = {},
+  ): Promise<string> {
     const entry = resolve(this.#root, e.file);
     const files = await this.#closure(entry);
     const sources: Record<string, string> = {};
@@ -65,13 +70,13 @@ export class FingerprintCache {
       evalId: e.id,
       kind: def.evaluationKind,
       metadata: def.metadata,
-      sandbox: def.sandbox ? sandboxIdentity(def.sandbox) : null,
+      sandbox: layers.sandbox ?? null,
       sources,
       group: group
         ? {
           id: group.id,
           members: group.memberIds,
-          sandbox: group.definition.sandbox ? sandboxIdentity(group.definition.sandbox) : null,
+          sandbox: layers.groupSandbox ?? null,
           onUnavailable: group.definition.onUnavailable,
         }
         : null,

@@ -1,7 +1,7 @@
 /** Rerun and carry on the real CLI (issue: Record durability, rerun and carry; CARRY rules). */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ndjson, tempProject } from "../_helpers/cli.ts";
+import { ndjson, REPO, tempProject } from "../_helpers/cli.ts";
 
 type Project = Awaited<ReturnType<typeof tempProject>>;
 
@@ -76,4 +76,40 @@ Deno.test("niceeval show and exp: a corrupt file in a published Run exits 2 nami
     assert.ok(lines[0]!.endsWith("[record-invalid]"), lines[0]);
     assert.match(lines[1]!, /^hint: move runs\/[0-9a-f-]+ out of /);
   }
+});
+
+Deno.test("niceeval exp --dry: editing a sandbox fixture or layer changes the configuration identity exits 0", async (t) => {
+  await using p = await tempProject(join(REPO, "examples", "sandbox-local"));
+  const reasons = async () => {
+    const r = await p.run(["exp", "--dry", "--json"]);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as {
+      rows: { ordinals: { action: string; detail: string | null }[] }[];
+    };
+    return [
+      ...new Set(doc.rows.flatMap((row) => row.ordinals.map((o) => `${o.action}:${o.detail}`))),
+    ];
+  };
+  const run = await p.run(["exp", "--json"], { env: { CI: "1" } });
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  await t.step("unchanged: everything carries", async () => {
+    assert.deepEqual(await reasons(), ["carry:null"]);
+  });
+  await t.step("a fixture file changes: config identity changes", async () => {
+    await p.write("workspace/notes.md", (await p.read("workspace/notes.md")) + "\nmore\n");
+    assert.deepEqual(await reasons(), ["run:config"]);
+  });
+  await t.step("a prepare step on the layer changes: config identity changes", async () => {
+    await p.run(["exp", "--json"], { env: { CI: "1" } });
+    assert.deepEqual(await reasons(), ["carry:null"]);
+    const file = "experiments/local.ts";
+    await p.write(
+      file,
+      (await p.read(file)).replace(
+        'fixture: "../workspace" })',
+        'fixture: "../workspace" }).prepare("true")',
+      ),
+    );
+    assert.deepEqual(await reasons(), ["run:config"]);
+  });
 });
