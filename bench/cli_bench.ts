@@ -9,46 +9,33 @@
  *
  * `NICEEVAL_BENCH_CLI=skip` skips these cases; `NICEEVAL_BENCH_RECORD=<dir>` puts the Record root
  * there (for instance on a tmpfs) to separate scheduling from Record I/O.
+ *
+ * The temporary projects (and Records) are removed when the bench file unloads, not between
+ * cases: on some file systems (ext4 without a journal) creating files is slower for minutes after
+ * many files were deleted, and the next case would measure the previous case's cleanup.
  */
 import { join } from "node:path";
-import { tempProject } from "../tests/_helpers/cli.ts";
+import { type TempProject, tempProject } from "../tests/_helpers/cli.ts";
+import { noopProjectFiles, peakRssKiB } from "./_noop_project.ts";
 
 const SIZES = [200, 10_000];
 const CAPS = [1, 10, 100];
 const POLL_MS = 25;
 
-function projectFiles(n: number): Record<string, string> {
-  return {
-    "niceeval.config.ts":
-      `import { defineConfig } from "niceeval";\nexport default defineConfig({});\n`,
-    "experiments/noop.ts": [
-      `import { defineExperiment } from "niceeval";`,
-      `import { scriptedAgent } from "niceeval/adapter";`,
-      `export default defineExperiment({`,
-      `  agent: scriptedAgent({ name: "noop", script: [], fallback: { text: "ok" } }),`,
-      `});`,
-      ``,
-    ].join("\n"),
-    "evals/noop.eval.ts": [
-      `import { defineEval } from "niceeval";`,
-      `import { includes } from "niceeval/expect";`,
-      `export default Array.from({ length: ${n} }, () =>`,
-      `  defineEval({ async test(t) { await t.send("hi"); t.check(t.reply, includes("ok")); } })`,
-      `);`,
-      ``,
-    ].join("\n"),
-  };
-}
-
-/** Peak resident set size of a live process in KiB, or 0 when unreadable. */
-async function peakRssKiB(pid: number): Promise<number> {
-  try {
-    const status = await Deno.readTextFile(`/proc/${pid}/status`);
-    return Number(/VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1] ?? 0);
-  } catch {
-    // The process already exited (or /proc is absent): the last sample stands.
-    return 0;
+/** Directories to remove when the bench file unloads. */
+const leftovers: string[] = [];
+globalThis.addEventListener("unload", () => {
+  for (const dir of leftovers) {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      // Already gone.
+    }
   }
+});
+
+function keepUntilUnload(project: TempProject): void {
+  leftovers.push(project.dir, project.stateDir);
 }
 
 interface Measurement {
@@ -58,8 +45,9 @@ interface Measurement {
 }
 
 async function measure(n: number, cap: number): Promise<Measurement> {
-  await using project = await tempProject(null);
-  for (const [path, text] of Object.entries(projectFiles(n))) await project.write(path, text);
+  const project = await tempProject(null);
+  keepUntilUnload(project);
+  for (const [path, text] of Object.entries(noopProjectFiles(n))) await project.write(path, text);
   const record = Deno.env.get("NICEEVAL_BENCH_RECORD");
   const recordArgs = record ? ["--record", join(record, `n${n}-c${cap}`)] : [];
   const started = performance.now();
@@ -76,7 +64,7 @@ async function measure(n: number, cap: number): Promise<Measurement> {
   const wallMs = performance.now() - started;
   running = false;
   await poll;
-  if (record) await Deno.remove(join(record, `n${n}-c${cap}`), { recursive: true });
+  if (record) leftovers.push(join(record, `n${n}-c${cap}`));
   return { wallMs, peakKiB, code: output.code };
 }
 

@@ -22,7 +22,7 @@ import {
 import type { Plan, PlannedExperiment, PlannedSlot } from "../plan/mod.ts";
 import type { AttemptControl, RunAttempt } from "../scheduler/mod.ts";
 import { sealResult } from "./_result.ts";
-import { callSiteOf } from "./call_site.ts";
+import { captureCallSite } from "./call_site.ts";
 import { createTestContext, isSkipSignal } from "./context.ts";
 import { type FailureContext, failureOf } from "./failure.ts";
 import { closeAttemptSandbox, openAttemptSandbox, type OpenedSandbox } from "./_sandbox.ts";
@@ -152,7 +152,7 @@ function prepare(slot: PlannedSlot, control: AttemptControl, deps: RunDeps) {
   const recorder = createAssertionRecorder({
     kind: slot.kind,
     groupPath: () => groups.getStore() ?? [],
-    callSite: () => callSiteOf(new Error().stack, deps.root, OWN_DIR),
+    callSite: () => captureCallSite(deps.root, OWN_DIR),
     estimateCost: (turns) => estimateCost(turns, def.model, deps.pricing),
   });
   const { t, lines } = createTestContext({

@@ -73,8 +73,10 @@ export async function discoverGroups(
     for (const id of members) owner.set(id, dir);
     groups.push({ id: dir, file: file.relative, definition, memberIds: members });
   }
+  const byId = new Map(groups.map((g) => [g.id, g]));
   for (const e of evals) {
-    const group = groups.find((g) => g.id === owner.get(e.id));
+    const id = owner.get(e.id);
+    const group = id === undefined ? undefined : byId.get(id);
     if (group === undefined) continue;
     e.groupId = group.id;
     if (group.definition.sandbox !== undefined) e.groupSandbox = group.definition.sandbox;
@@ -87,7 +89,7 @@ function resolveMembers(
   idsByDefinition: Map<EvalDefinition, string[]>,
   issue: (code: string, message: string, hint: string) => void,
 ): string[] | undefined {
-  const members: string[] = [];
+  const members = new Set<string>();
   for (const [i, member] of definition.evals.entries()) {
     const ids = idsByDefinition.get(member);
     if (!ids) {
@@ -107,7 +109,7 @@ function resolveMembers(
       );
       return undefined;
     }
-    for (const id of ids) if (!members.includes(id)) members.push(id);
+    for (const id of ids) members.add(id);
   }
-  return members.sort(compareCodeUnits);
+  return [...members].sort(compareCodeUnits);
 }

@@ -1,53 +1,123 @@
 /**
  * Atomic file writes (REC-8): serialize, write `.<name>.tmp-<8 hex>` beside the target, fsync it,
- * rename it over the target, fsync the directory. Nothing is written in place.
+ * rename it over the target, fsync the directory. Nothing is written in place. A write resolves
+ * only once a directory fsync that started after its rename has finished, so a resolved write is
+ * durable; concurrent writes into one directory may share that fsync (a {@link DirectorySyncer}).
  */
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, sep } from "node:path";
 import { type Random, randomHex8 } from "../_shared/mod.ts";
+
+const ENCODER = new TextEncoder();
+
+/**
+ * `dir` joined with plain names (no separators, no `.`/`..`): `join` without its normalization,
+ * which costs more than the write itself on the Record's hot path.
+ */
+export function childPath(dir: string, ...names: string[]): string {
+  return (dir.endsWith(sep) ? dir.slice(0, -1) : dir) + sep + names.join(sep);
+}
 
 /** JSON text as the Record stores it: 2-space indent and a trailing newline. */
 export function recordJson(value: unknown): string {
   return JSON.stringify(value, null, 2) + "\n";
 }
 
+/** One file of {@link writeFilesAtomic}. */
+export interface FileText {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** How an atomic write fsyncs the target directory. */
+export interface AtomicOptions {
+  /** Shares directory fsyncs with concurrent writes; each write still waits for its own. */
+  readonly syncer?: DirectorySyncer;
+}
+
 /** Writes `text` to `path` atomically. */
-export async function writeTextAtomic(path: string, text: string, random: Random): Promise<void> {
-  const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.tmp-${randomHex8(random)}`);
-  const file = await Deno.open(temp, { write: true, createNew: true });
-  try {
-    await writeAll(file, new TextEncoder().encode(text));
-    await file.sync();
-  } finally {
-    file.close();
-  }
-  try {
-    await Deno.rename(temp, path);
-  } catch (error) {
-    await Deno.remove(temp).catch(() => undefined);
-    throw error;
-  }
-  await syncDirectory(dir);
+export async function writeTextAtomic(
+  path: string,
+  text: string,
+  random: Random,
+  options: AtomicOptions = {},
+): Promise<void> {
+  await writeFilesAtomic(dirname(path), [{ name: basename(path), text }], { ...options, random });
 }
 
 /** Writes `value` as Record JSON to `path` atomically. */
-export function writeJsonAtomic(path: string, value: unknown, random: Random): Promise<void> {
-  return writeTextAtomic(path, recordJson(value), random);
+export function writeJsonAtomic(
+  path: string,
+  value: unknown,
+  random: Random,
+  options: AtomicOptions = {},
+): Promise<void> {
+  return writeTextAtomic(path, recordJson(value), random, options);
+}
+
+/**
+ * Writes several files of one directory atomically: every temporary file is written and fsynced
+ * (in parallel), then they are renamed over their targets in the given order, then one directory
+ * fsync makes every rename durable. Each file gets exactly REC-8's steps; only the last one, the
+ * directory fsync, is shared. On failure the temporary files not yet renamed are removed.
+ */
+export async function writeFilesAtomic(
+  dir: string,
+  files: readonly FileText[],
+  options: AtomicOptions & { readonly random: Random },
+): Promise<void> {
+  const temps = files.map((f) => childPath(dir, `.${f.name}.tmp-${randomHex8(options.random)}`));
+  const written = await Promise.allSettled(files.map((f, i) => writeTemp(temps[i]!, f.text)));
+  const failed = written.find((w): w is PromiseRejectedResult => w.status === "rejected");
+  if (failed) {
+    await removeAll(temps.filter((_, i) => written[i]!.status === "fulfilled"));
+    throw failed.reason;
+  }
+  for (let i = 0; i < files.length; i++) {
+    try {
+      await Deno.rename(temps[i]!, childPath(dir, files[i]!.name));
+    } catch (error) {
+      await removeAll(temps.slice(i));
+      throw error;
+    }
+  }
+  await (options.syncer ? options.syncer.sync(dir) : syncDirectory(dir));
+}
+
+/** Creates, writes and fsyncs a temporary file; removes it again when writing fails. */
+async function writeTemp(temp: string, text: string): Promise<void> {
+  const file = await Deno.open(temp, { write: true, createNew: true });
+  try {
+    await writeAll(file, ENCODER.encode(text));
+    await file.sync();
+  } catch (error) {
+    file.close();
+    await Deno.remove(temp).catch(() => undefined);
+    throw error;
+  }
+  file.close();
+}
+
+async function removeAll(paths: readonly string[]): Promise<void> {
+  for (const path of paths) await Deno.remove(path).catch(() => undefined);
 }
 
 /**
  * Creates `path` exclusively with `text` (empty for markers), fsyncs it and its directory.
  * Throws `Deno.errors.AlreadyExists` when the file exists.
  */
-export async function createExclusive(path: string, text = ""): Promise<void> {
+export async function createExclusive(
+  path: string,
+  text = "",
+  options: AtomicOptions = {},
+): Promise<void> {
   const file = await Deno.open(path, { write: true, createNew: true });
   try {
-    if (text !== "") await writeAll(file, new TextEncoder().encode(text));
+    if (text !== "") await writeAll(file, ENCODER.encode(text));
     await file.sync();
   } finally {
     file.close();
   }
-  await syncDirectory(dirname(path));
+  await (options.syncer ? options.syncer.sync(dirname(path)) : syncDirectory(dirname(path)));
 }
 
 /** fsyncs a directory so that renames and creations inside it are durable. */
@@ -59,6 +129,61 @@ export async function syncDirectory(dir: string): Promise<void> {
     handle.close();
   }
 }
+
+interface DirectoryState {
+  running: Promise<void> | null;
+  queued: Promise<void> | null;
+}
+
+/**
+ * Group commit of directory fsyncs. `sync(dir)` resolves after an fsync of `dir` that started
+ * after the call, so every rename done before the call is durable when it resolves. Calls that
+ * arrive while an fsync runs share the one queued behind it instead of issuing one each.
+ */
+export class DirectorySyncer {
+  readonly #dirs = new Map<string, DirectoryState>();
+  readonly #fsync: (dir: string) => Promise<void>;
+  #count = 0;
+
+  constructor(fsync: (dir: string) => Promise<void> = syncDirectory) {
+    this.#fsync = fsync;
+  }
+
+  /** How many directory fsyncs this syncer has started. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Resolves once every rename in `dir` made before this call is durable. */
+  sync(dir: string): Promise<void> {
+    let state = this.#dirs.get(dir);
+    if (state === undefined) {
+      state = { running: null, queued: null };
+      this.#dirs.set(dir, state);
+    }
+    const { running, queued } = state;
+    if (running === null) return this.#start(dir, state);
+    if (queued !== null) return queued;
+    const s = state;
+    s.queued = running.then(noop, noop).then(() => {
+      s.queued = null;
+      return this.#start(dir, s);
+    });
+    return s.queued;
+  }
+
+  #start(dir: string, state: DirectoryState): Promise<void> {
+    this.#count++;
+    const running: Promise<void> = this.#fsync(dir).finally(() => {
+      if (state.running === running) state.running = null;
+      if (state.running === null && state.queued === null) this.#dirs.delete(dir);
+    });
+    state.running = running;
+    return running;
+  }
+}
+
+function noop(): void {}
 
 async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
   let offset = 0;

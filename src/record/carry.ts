@@ -12,6 +12,7 @@ import type {
 } from "../plan/mod.ts";
 import { slotIdOf } from "./ids.ts";
 import type { PublishedRun, RecordReader, StoredAttempt } from "./reader.ts";
+import type { RunDoc } from "./schema.ts";
 
 /** One ordinal of a source Run. */
 export interface Candidate {
@@ -40,47 +41,112 @@ export interface CurrentIdentity {
 
 const pairKey = (experimentId: string, evalId: string) => `${experimentId}\u0000${evalId}`;
 
-/** Picks the source Run of every pair (CARRY-1) and reads the ordinals it holds. */
+/** Parallel member/Attempt reads of {@link loadCandidates} (the reader bounds file reads too). */
+const CANDIDATE_READS = 32;
+
+/** The source Run of one pair and the expected slots it holds for the eval. */
+interface Source {
+  readonly run: PublishedRun;
+  readonly slots: RunDoc["expectedSlots"][number][];
+}
+
+/**
+ * Picks the source Run of every pair (CARRY-1) and reads the ordinals it holds. Linear (REC-7a):
+ * each experiment's published Runs are visited latest first, each expected slot once, until every
+ * requested eval of the experiment has its source; then one member (and its Attempt) per source
+ * slot is read, a bounded number at a time.
+ */
 export async function loadCandidates(
   reader: RecordReader,
   pairs: readonly { readonly experimentId: string; readonly evalId: string }[],
 ): Promise<Candidates> {
   const { runs } = await reader.scan();
+  const sources = pickSources(runs, pairs);
+  const work: { key: string; source: Source; slot: Source["slots"][number] }[] = [];
+  for (const [key, source] of sources) {
+    for (const slot of source.slots) work.push({ key, source, slot });
+  }
+  const out = new Map<string, { run: PublishedRun; ordinals: Map<number, Candidate> }>();
+  for (const [key, source] of sources) out.set(key, { run: source.run, ordinals: new Map() });
+  await forEachBounded(work, CANDIDATE_READS, async ({ key, source, slot }) => {
+    const member = await reader.member(source.run, slotIdOf(slot.evalId, slot.ordinal));
+    const ref = member.attempt;
+    const stored = ref ? await reader.attempt(ref.originRunId, ref.attemptId) : null;
+    out.get(key)!.ordinals.set(slot.ordinal, {
+      run: source.run,
+      ordinal: slot.ordinal,
+      stored,
+      originRunId: ref?.originRunId ?? null,
+      attemptId: ref?.attemptId ?? null,
+      inputFingerprint: slot.inputFingerprint,
+    });
+  });
+  return out;
+}
+
+/** The source Run of every pair that has one: the latest published Run holding the eval. */
+function pickSources(
+  runs: readonly PublishedRun[],
+  pairs: readonly { readonly experimentId: string; readonly evalId: string }[],
+): Map<string, Source> {
+  const wanted = new Map<string, Set<string>>();
+  for (const { experimentId, evalId } of pairs) {
+    let evals = wanted.get(experimentId);
+    if (!evals) wanted.set(experimentId, evals = new Set());
+    evals.add(evalId);
+  }
   const byExperiment = new Map<string, PublishedRun[]>();
   for (const run of runs) {
-    byExperiment.set(run.doc.experimentId, [
-      ...(byExperiment.get(run.doc.experimentId) ?? []),
-      run,
-    ]);
+    if (!wanted.has(run.doc.experimentId)) continue;
+    let list = byExperiment.get(run.doc.experimentId);
+    if (!list) byExperiment.set(run.doc.experimentId, list = []);
+    list.push(run);
   }
-  for (const list of byExperiment.values()) {
+  const sources = new Map<string, Source>();
+  for (const [experimentId, list] of byExperiment) {
     list.sort((a, b) =>
       b.startedAtMs - a.startedAtMs || (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0)
     );
-  }
-  const out = new Map<string, { run: PublishedRun; ordinals: Map<number, Candidate> }>();
-  await Promise.all(pairs.map(async ({ experimentId, evalId }) => {
-    const run = byExperiment.get(experimentId)?.find((r) =>
-      r.doc.expectedSlots.some((s) => s.evalId === evalId)
-    );
-    if (!run) return;
-    const ordinals = new Map<number, Candidate>();
-    for (const slot of run.doc.expectedSlots.filter((s) => s.evalId === evalId)) {
-      const member = await reader.member(run, slotIdOf(evalId, slot.ordinal));
-      const ref = member.attempt;
-      const stored = ref ? await reader.attempt(ref.originRunId, ref.attemptId) : null;
-      ordinals.set(slot.ordinal, {
-        run,
-        ordinal: slot.ordinal,
-        stored,
-        originRunId: ref?.originRunId ?? null,
-        attemptId: ref?.attemptId ?? null,
-        inputFingerprint: slot.inputFingerprint,
-      });
+    const evals = wanted.get(experimentId)!;
+    let missing = evals.size;
+    for (const run of list) {
+      if (missing === 0) break;
+      for (const slot of run.doc.expectedSlots) {
+        if (!evals.has(slot.evalId)) continue;
+        const key = pairKey(experimentId, slot.evalId);
+        let source = sources.get(key);
+        if (!source) {
+          sources.set(key, source = { run, slots: [] });
+          missing--;
+        }
+        if (source.run === run) source.slots.push(slot);
+      }
     }
-    out.set(pairKey(experimentId, evalId), { run, ordinals });
-  }));
-  return out;
+  }
+  return sources;
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight; rejects with the first failure. */
+async function forEachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failure: { readonly error: unknown } | undefined;
+  const worker = async () => {
+    while (failure === undefined && next < items.length) {
+      const item = items[next++]!;
+      try {
+        await fn(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  // `limit` workers: a bounded Promise.all.
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw failure.error;
 }
 
 /** The candidate of one ordinal, if its pair has a source Run holding it. */

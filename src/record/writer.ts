@@ -2,25 +2,36 @@
  * The Record writer (REC-7 … REC-9): turns run events into atomic file writes under
  * `runs/<RunId>/`, and publishes each Run with its `complete` marker once every planned slot has a
  * member. Writes of one slot stay in order; different slots write in parallel, bounded.
+ *
+ * Durability: every write resolves only once its rename is durable (REC-8; the three settle-time
+ * files of an Attempt share one fsync of their directory, concurrent members share fsyncs of
+ * `members/`). `complete` is created only after every write of its Run has resolved and after
+ * fsyncs of `attempts/` (the Attempt directories' entries) and `runs/` (the Run's entry), so a
+ * crash at any instant leaves either a fully durable published Run or an unpublished one.
  */
 import { join } from "node:path";
-import pLimit from "p-limit";
 import type { Clock } from "../_shared/mod.ts";
-import { errorMessage } from "../_shared/mod.ts";
-import type { AttemptResult, RecordedDiagnostic, RunEvent } from "../_shared/mod.ts";
+import type { AttemptResult, RunEvent } from "../_shared/mod.ts";
 import type { Random } from "../_shared/mod.ts";
-import { createExclusive, writeJsonAtomic } from "./atomic.ts";
+import { createExclusive, DirectorySyncer, recordJson } from "./atomic.ts";
+import { KeyedQueue } from "./_keyed_queue.ts";
 import {
-  assertionsDocument,
-  attemptDocument,
+  type AttemptState,
+  type Job,
+  RecordWriteError,
+  runJob,
+  type RunState,
+  WriteGuard,
+} from "./_writer_jobs.ts";
+import {
   type AttemptHeader,
-  eventsDocument,
   type MemberAction,
-  memberDocument,
   recordDocument,
   runDocument,
   type RunHeader,
 } from "./documents.ts";
+
+export { RecordWriteError };
 
 /** One planned slot as the writer needs it. */
 export interface WriterSlot {
@@ -40,62 +51,68 @@ export interface RunSpec {
   readonly slots: readonly WriterSlot[];
 }
 
-/** Raised when a Record write fails; the run stops dispatching (REC-9). */
-export class RecordWriteError extends Error {
-  readonly path: string;
-  constructor(path: string, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "RecordWriteError";
-    this.path = path;
-  }
-}
-
-interface RunState {
-  readonly spec: RunSpec;
-  readonly dir: string;
-  readonly members: Set<string>;
-  readonly pendingAttempts: Set<string>;
-  readonly diagnostics: (RecordedDiagnostic & { evalId: string | null })[];
-}
+/**
+ * Bound of parallel write jobs: concurrent fsyncs overlap in the device queue (and batch in the
+ * journal of a journaling file system).
+ */
+const DEFAULT_PARALLEL_WRITES = 32;
 
 /** Writes one Invocation's Runs. */
 export class RecordWriter {
   readonly #root: string;
   readonly #clock: Clock;
   readonly #random: Random;
-  readonly #limit = pLimit(8);
-  readonly #chains = new Map<number, Promise<void>>();
+  readonly #queue: KeyedQueue<Job>;
+  readonly #guard: WriteGuard;
+  readonly #syncer: DirectorySyncer;
   readonly #runs: RunState[] = [];
   readonly #byPosition = new Map<number, { run: RunState; slot: WriterSlot }>();
-  readonly #attempts = new Map<number, AttemptHeader>();
-  #failure: RecordWriteError | undefined;
+  readonly #attempts = new Map<number, AttemptState>();
   /** Called once, on the first write failure. */
   onFailure: (error: RecordWriteError) => void = () => {};
 
-  constructor(root: string, options: { clock: Clock; random: Random }) {
+  constructor(
+    root: string,
+    options: {
+      clock: Clock;
+      random: Random;
+      /** Bound of parallel write jobs (default 32). */
+      parallelWrites?: number;
+      /** Directory fsyncs (tests count them); default: a real one. */
+      syncer?: DirectorySyncer;
+    },
+  ) {
     this.#root = root;
     this.#clock = options.clock;
     this.#random = options.random;
+    this.#syncer = options.syncer ?? new DirectorySyncer();
+    this.#guard = new WriteGuard(
+      options.random,
+      this.#syncer,
+      (error) => this.onFailure(error),
+    );
+    this.#queue = new KeyedQueue(
+      options.parallelWrites ?? DEFAULT_PARALLEL_WRITES,
+      (job) => runJob(job, this.#guard),
+    );
   }
 
   /** The first write failure, if any. */
   get failure(): RecordWriteError | undefined {
-    return this.#failure;
+    return this.#guard.failure;
   }
 
   /** Creates the root, `runs/` and (first writer only) `record.json`; then writes REC-9 steps 1–2. */
   async begin(runs: readonly RunSpec[]): Promise<void> {
-    await this.#guard(
+    await this.#guard.run(
       join(this.#root, "runs"),
       () => Deno.mkdir(join(this.#root, "runs"), { recursive: true }),
     );
     const recordPath = join(this.#root, "record.json");
-    await this.#guard(recordPath, async () => {
+    await this.#guard.run(recordPath, async () => {
       try {
-        await createExclusive(
-          recordPath,
-          JSON.stringify(recordDocument(this.#random.uuid(), this.#clock.now()), null, 2) + "\n",
-        );
+        const doc = recordDocument(this.#random.uuid(), this.#clock.now());
+        await createExclusive(recordPath, recordJson(doc), { syncer: this.#syncer });
       } catch (error) {
         if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
       }
@@ -111,11 +128,11 @@ export class RecordWriter {
       };
       this.#runs.push(run);
       for (const slot of spec.slots) this.#byPosition.set(slot.position, { run, slot });
-      await this.#guard(dir, async () => {
+      await this.#guard.run(dir, async () => {
         await Deno.mkdir(join(dir, "members"), { recursive: true });
         await Deno.mkdir(join(dir, "attempts"), { recursive: true });
       });
-      await this.#write(join(dir, "run.json"), runDocument(spec.header, null, []));
+      await this.#guard.write(join(dir, "run.json"), runDocument(spec.header, null, []));
       for (const slot of spec.slots) {
         if (slot.carried) {
           this.#member(run, slot, "carried", {
@@ -145,13 +162,10 @@ export class RecordWriter {
           kind: slot.kind,
           startedAt: event.at,
         };
-        this.#attempts.set(slot.position, header);
+        const attempt: AttemptState = { run, header, settled: false, dirCreated: false };
+        this.#attempts.set(slot.position, attempt);
         run.pendingAttempts.add(event.attemptId);
-        const dir = join(run.dir, "attempts", event.attemptId);
-        this.#chain(slot.position, async () => {
-          await this.#guard(dir, () => Deno.mkdir(dir, { recursive: true }));
-          await this.#write(join(dir, "attempt.json"), attemptDocument(header, null));
-        });
+        this.#queue.push(slot.position, { kind: "reserve", attempt });
         return;
       }
       case "attempt_end":
@@ -212,22 +226,41 @@ export class RecordWriter {
     await this.#drain();
     const published: string[] = [];
     for (const run of this.#runs) {
-      if (this.#failure || run.pendingAttempts.size > 0) continue;
-      const ok = await this.#write(
-        join(run.dir, "run.json"),
-        runDocument(
-          run.spec.header,
-          { completedAt: this.#clock.now(), completion },
-          run.diagnostics,
-        ),
-      );
-      if (!ok) continue;
-      const marker = join(run.dir, "complete");
-      if (await this.#guard(marker, () => createExclusive(marker))) {
-        published.push(run.spec.header.runId);
-      }
+      if (this.#guard.failure || run.pendingAttempts.size > 0) continue;
+      if (await this.#publish(run, completion)) published.push(run.spec.header.runId);
     }
     return published;
+  }
+
+  /**
+   * REC-9 steps 6–7 for one Run. Before the marker: one fsync of `attempts/` (the entries of the
+   * Attempt directories), the final `run.json` (its write fsyncs the Run directory) and one fsync
+   * of `runs/` (the Run's own entry), so everything the marker publishes is durable first. Then
+   * `complete`: exclusive create, fsync, fsync the Run directory and `runs/`. If a step after the
+   * create fails, the marker is removed again: the Run stays unpublished.
+   */
+  async #publish(run: RunState, completion: "completed" | "interrupted"): Promise<boolean> {
+    const attempts = join(run.dir, "attempts");
+    const runs = join(this.#root, "runs");
+    const final = runDocument(
+      run.spec.header,
+      { completedAt: this.#clock.now(), completion },
+      run.diagnostics,
+    );
+    const ready = await this.#guard.run(attempts, () => this.#syncer.sync(attempts)) &&
+      await this.#guard.write(join(run.dir, "run.json"), final) &&
+      await this.#guard.run(runs, () => this.#syncer.sync(runs));
+    if (!ready) return false;
+    const marker = join(run.dir, "complete");
+    const created = await this.#guard.run(
+      marker,
+      () => createExclusive(marker, "", { syncer: this.#syncer }),
+    );
+    if (created && await this.#guard.run(runs, () => this.#syncer.sync(runs))) return true;
+    if (!(this.#guard.failure?.cause instanceof Deno.errors.AlreadyExists)) {
+      await Deno.remove(marker).catch(() => undefined);
+    }
+    return false;
   }
 
   /** Waits until every queued write has finished. */
@@ -242,18 +275,13 @@ export class RecordWriter {
 
   #settle(position: number, result: AttemptResult): void {
     const found = this.#byPosition.get(position);
-    const header = this.#attempts.get(position);
-    if (!found || !header) return;
-    const { run, slot } = found;
-    const dir = join(run.dir, "attempts", result.attemptId);
-    this.#chain(position, async () => {
-      const ok = await this.#write(join(dir, "events.json"), eventsDocument(result)) &&
-        await this.#write(join(dir, "assertions.json"), assertionsDocument(result)) &&
-        await this.#write(join(dir, "attempt.json"), attemptDocument(header, result));
-      if (ok) run.pendingAttempts.delete(result.attemptId);
-    });
-    this.#member(run, slot, "executed", {
-      originRunId: run.spec.header.runId,
+    const attempt = this.#attempts.get(position);
+    if (!found || !attempt) return;
+    attempt.settled = true;
+    this.#attempts.delete(position);
+    this.#queue.push(position, { kind: "settle", attempt, result });
+    this.#member(found.run, found.slot, "executed", {
+      originRunId: found.run.spec.header.runId,
       attemptId: result.attemptId,
     }, null);
   }
@@ -267,52 +295,10 @@ export class RecordWriter {
   ): void {
     if (run.members.has(slot.slotId)) return;
     run.members.add(slot.slotId);
-    const doc = memberDocument({
-      slotId: slot.slotId,
-      evalId: slot.evalId,
-      ordinal: slot.ordinal,
-      action,
-      attempt,
-      reason,
-    });
-    this.#chain(
-      slot.position,
-      () => this.#write(join(run.dir, "members", `${slot.slotId}.json`), doc).then(() => undefined),
-    );
+    this.#queue.push(slot.position, { kind: "member", run, slot, action, attempt, reason });
   }
 
-  /** Runs `work` after earlier work of the same slot, within the parallel write bound. */
-  #chain(position: number, work: () => Promise<void>): void {
-    const prev = this.#chains.get(position) ?? Promise.resolve();
-    const next = prev.then(() => this.#limit(work));
-    this.#chains.set(position, next);
-  }
-
-  async #drain(): Promise<void> {
-    while (true) {
-      const pending = [...this.#chains.values()];
-      this.#chains.clear();
-      if (pending.length === 0) return;
-      await Promise.all(pending);
-    }
-  }
-
-  #write(path: string, doc: unknown): Promise<boolean> {
-    return this.#guard(path, () => writeJsonAtomic(path, doc, this.#random));
-  }
-
-  /** Runs a write; the first failure is kept and reported, later writes are skipped. */
-  async #guard(path: string, work: () => Promise<unknown>): Promise<boolean> {
-    if (this.#failure) return false;
-    try {
-      await work();
-      return true;
-    } catch (error) {
-      if (!this.#failure) {
-        this.#failure = new RecordWriteError(path, errorMessage(error), { cause: error });
-        this.onFailure(this.#failure);
-      }
-      return false;
-    }
+  #drain(): Promise<void> {
+    return this.#queue.idle();
   }
 }

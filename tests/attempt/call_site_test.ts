@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { callSiteOf } from "../../src/attempt/call_site.ts";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { callSiteOf, captureCallSite } from "../../src/attempt/call_site.ts";
 
 const ROOT = "/home/u/project";
 const OWN = "/opt/niceeval/src";
@@ -48,4 +50,48 @@ Deno.test("callSiteOf() accepts frames a loader rewrote to project-relative path
   );
   assert.equal(callSiteOf(s, ROOT, OWN), "evals/throws.eval.ts:3");
   assert.equal(callSiteOf(stack("x (../outside.ts:1:1)"), ROOT, OWN), null);
+});
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, "");
+const V8 = Error as unknown as {
+  prepareStackTrace?: (error: Error, sites: unknown[]) => unknown;
+  stackTraceLimit: number;
+};
+
+Deno.test("captureCallSite() finds the same project frame and line as the formatted stack", () => {
+  const own = join(REPO, "src");
+  const [fast, text] = [captureCallSite(REPO, own), callSiteOf(new Error().stack, REPO, own)];
+  assert.match(fast ?? "", /^tests\/attempt\/call_site_test\.ts:\d+$/);
+  assert.equal(fast, text);
+});
+
+Deno.test("captureCallSite() skips niceeval's own frames, runtime frames and outside files", () => {
+  // With this test file as "niceeval's own", its caller frames are skipped; the next frames are
+  // the test runner's (no project file), so nothing is found.
+  const testsDir = join(REPO, "tests", "attempt");
+  assert.equal(captureCallSite(join(REPO, "tests"), testsDir), null);
+  assert.equal(captureCallSite("/nonexistent-root", join(REPO, "src")), null);
+  const tests = join(REPO, "tests");
+  const site = captureCallSite(tests, join(REPO, "src"));
+  const next = callSiteOf(new Error().stack, tests, join(REPO, "src"));
+  assert.equal(site, `attempt/call_site_test.ts:${Number(next?.split(":")[1]) - 1}`);
+});
+
+Deno.test("captureCallSite() restores Error.prepareStackTrace and Error.stackTraceLimit", () => {
+  const limit = V8.stackTraceLimit;
+  captureCallSite(REPO, join(REPO, "src"));
+  assert.equal(V8.prepareStackTrace, undefined);
+  assert.equal(V8.stackTraceLimit, limit);
+  assert.match(new Error().stack ?? "", /call_site_test\.ts/);
+});
+
+Deno.test("captureCallSite() reads the text of an installed stack formatter (a loader's rewrite)", () => {
+  const rewritten = "Error\n    at check (x)\n    at test (evals/rewritten.eval.ts:7:3)";
+  V8.prepareStackTrace = () => rewritten;
+  try {
+    assert.equal(captureCallSite(REPO, join(REPO, "src")), "evals/rewritten.eval.ts:7");
+    assert.equal(new Error().stack, rewritten);
+  } finally {
+    delete V8.prepareStackTrace;
+  }
 });

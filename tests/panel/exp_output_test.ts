@@ -33,6 +33,7 @@ function context(io: FakeIo): OutputContext {
     identity: { configHash: new Map(), inputFingerprint: new Map() },
     emptyExperimentIds: [],
     unpublished: [],
+    machineBudgets: [],
   } satisfies PlannedRun;
   return {
     io,

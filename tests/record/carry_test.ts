@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  candidateOf,
   carryDecider,
   type CurrentIdentity,
   loadCandidates,
@@ -203,4 +204,47 @@ Deno.test("carryDecider() answers new when no published Run holds the eval", () 
     });
     const d = await decide(root, 0);
     assert.deepEqual(d.action === "run" && [d.reason, d.source], ["new", null]);
+  }));
+
+Deno.test("loadCandidates() takes each eval from the latest published Run that holds it (CARRY-1)", () =>
+  withRoot(async (root) => {
+    await writeRun(root, {
+      runId: "r-old",
+      experimentId: "exp",
+      startedAt: T0,
+      slots: [
+        { evalId: "e1", ordinal: 0, fill: exec("old-e1-0", "passed") },
+        { evalId: "e1", ordinal: 1, fill: exec("old-e1-1", "failed") },
+        { evalId: "e2", ordinal: 0, fill: exec("old-e2-0", "passed") },
+        { evalId: "e2", ordinal: 1, fill: exec("old-e2-1", "passed") },
+      ],
+    });
+    // A later Run of e2 alone (ordinal 0 only), and a later Run of another experiment.
+    await writeRun(root, {
+      runId: "r-new",
+      experimentId: "exp",
+      startedAt: T0 + 60_000,
+      slots: [{ evalId: "e2", ordinal: 0, fill: exec("new-e2-0", "failed") }],
+    });
+    await writeRun(root, {
+      runId: "r-other",
+      experimentId: "other",
+      startedAt: T0 + 120_000,
+      slots: [{ evalId: "e1", ordinal: 0, fill: exec("other-e1-0", "errored") }],
+    });
+    const candidates = await loadCandidates(new RecordReader(root), [
+      { experimentId: "exp", evalId: "e1" },
+      { experimentId: "exp", evalId: "e2" },
+      { experimentId: "exp", evalId: "e3" },
+    ]);
+    const ordinals = (evalId: string) =>
+      [0, 1].map((ordinal) => {
+        const c = candidateOf(candidates, "exp", evalId, ordinal);
+        return c ? `${c.run.runId}:${c.attemptId}` : null;
+      });
+    assert.deepEqual(ordinals("e1"), ["r-old:old-e1-0", "r-old:old-e1-1"]);
+    // The source is one Run per eval: r-new, which has no ordinal 1 (that ordinal runs again).
+    assert.deepEqual(ordinals("e2"), ["r-new:new-e2-0", null]);
+    assert.deepEqual(ordinals("e3"), [null, null]);
+    assert.deepEqual([...candidates.keys()].length, 2);
   }));

@@ -1,0 +1,36 @@
+/** The generated no-op project the CLI benchmarks run, and the peak-RSS probe they share. */
+
+/** Files of a project with `n` no-op evals (one `scriptedAgent` turn and one check each). */
+export function noopProjectFiles(n: number): Record<string, string> {
+  return {
+    "niceeval.config.ts":
+      `import { defineConfig } from "niceeval";\nexport default defineConfig({});\n`,
+    "experiments/noop.ts": [
+      `import { defineExperiment } from "niceeval";`,
+      `import { scriptedAgent } from "niceeval/adapter";`,
+      `export default defineExperiment({`,
+      `  agent: scriptedAgent({ name: "noop", script: [], fallback: { text: "ok" } }),`,
+      `});`,
+      ``,
+    ].join("\n"),
+    "evals/noop.eval.ts": [
+      `import { defineEval } from "niceeval";`,
+      `import { includes } from "niceeval/expect";`,
+      `export default Array.from({ length: ${n} }, () =>`,
+      `  defineEval({ async test(t) { await t.send("hi"); t.check(t.reply, includes("ok")); } })`,
+      `);`,
+      ``,
+    ].join("\n"),
+  };
+}
+
+/** Peak resident set size of a live process in KiB, or 0 when unreadable. */
+export async function peakRssKiB(pid: number): Promise<number> {
+  try {
+    const status = await Deno.readTextFile(`/proc/${pid}/status`);
+    return Number(/VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1] ?? 0);
+  } catch {
+    // The process already exited (or /proc is absent): the last sample stands.
+    return 0;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The Record writer's job queue: jobs of one key run in order, jobs of different keys in parallel,
+ * at most `limit` at once. It holds only jobs not yet finished, each as the caller's own record
+ * (no closure or promise per queued job), so a long backlog stays small.
+ */
+
+/** Ordered per key, parallel across keys, bounded. */
+export class KeyedQueue<J> {
+  readonly #limit: number;
+  readonly #run: (job: J) => Promise<void>;
+  /** Jobs not started yet, per key; a key is present while it is ready or being worked on. */
+  readonly #queued = new Map<number, J[]>();
+  /** Keys waiting for a worker, oldest first, from `#head` on. */
+  #ready: number[] = [];
+  #head = 0;
+  readonly #workers = new Set<Promise<void>>();
+  #error: { readonly error: unknown } | undefined;
+
+  /** `run` must not reject: a rejection is a bug, rethrown by {@link idle}. */
+  constructor(limit: number, run: (job: J) => Promise<void>) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError("limit must be ≥ 1");
+    this.#limit = limit;
+    this.#run = run;
+  }
+
+  /** Jobs queued or running. */
+  get size(): number {
+    let n = this.#workers.size;
+    for (const list of this.#queued.values()) n += list.length;
+    return n;
+  }
+
+  /** Queues `job` behind every earlier job of `key`. */
+  push(key: number, job: J): void {
+    const list = this.#queued.get(key);
+    if (list) {
+      list.push(job);
+      return;
+    }
+    this.#queued.set(key, [job]);
+    this.#ready.push(key);
+    this.#pump();
+  }
+
+  /** Resolves once nothing is queued or running; rejects with the first job that rejected. */
+  async idle(): Promise<void> {
+    // At most `limit` workers: the Promise.all is bounded.
+    while (this.#workers.size > 0) await Promise.all([...this.#workers]);
+    if (this.#error) throw this.#error.error;
+  }
+
+  #pump(): void {
+    while (this.#workers.size < this.#limit && this.#head < this.#ready.length) {
+      const key = this.#ready[this.#head++]!;
+      if (this.#head >= 1024 && this.#head * 2 >= this.#ready.length) {
+        this.#ready = this.#ready.slice(this.#head);
+        this.#head = 0;
+      }
+      const worker: Promise<void> = this.#work(key).finally(() => {
+        this.#workers.delete(worker);
+        this.#pump();
+      });
+      this.#workers.add(worker);
+    }
+  }
+
+  /** Runs the jobs of `key` until none is left, including ones pushed meanwhile. */
+  async #work(key: number): Promise<void> {
+    const list = this.#queued.get(key)!;
+    try {
+      for (let job = list.shift(); job !== undefined; job = list.shift()) await this.#run(job);
+    } catch (error) {
+      this.#error ??= { error };
+    } finally {
+      this.#queued.delete(key);
+    }
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * The Record writer's queued writes (REC-9 steps 2–5) and the guard that keeps the first write
+ * failure. Private to the writer.
+ */
+import { errorMessage } from "../_shared/mod.ts";
+import type { AttemptResult, Random, RecordedDiagnostic } from "../_shared/mod.ts";
+import {
+  childPath,
+  type DirectorySyncer,
+  recordJson,
+  writeFilesAtomic,
+  writeJsonAtomic,
+} from "./atomic.ts";
+import {
+  assertionsDocument,
+  attemptDocument,
+  type AttemptHeader,
+  eventsDocument,
+  type MemberAction,
+  memberDocument,
+} from "./documents.ts";
+import type { RunSpec, WriterSlot } from "./writer.ts";
+
+/** Raised when a Record write fails; the run stops dispatching (REC-9). */
+export class RecordWriteError extends Error {
+  readonly path: string;
+  constructor(path: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "RecordWriteError";
+    this.path = path;
+  }
+}
+
+/** One Run being written. */
+export interface RunState {
+  readonly spec: RunSpec;
+  readonly dir: string;
+  readonly members: Set<string>;
+  readonly pendingAttempts: Set<string>;
+  readonly diagnostics: (RecordedDiagnostic & { evalId: string | null })[];
+}
+
+/** One reserved Attempt as the writer tracks it. */
+export interface AttemptState {
+  readonly run: RunState;
+  readonly header: AttemptHeader;
+  /** Set at settle: a reservation write that has not started yet is superseded (REC-7a). */
+  settled: boolean;
+  dirCreated: boolean;
+}
+
+/** One queued write of a slot; documents are built when it runs. */
+export type Job =
+  | { readonly kind: "reserve"; readonly attempt: AttemptState }
+  | { readonly kind: "settle"; readonly attempt: AttemptState; readonly result: AttemptResult }
+  | {
+    readonly kind: "member";
+    readonly run: RunState;
+    readonly slot: WriterSlot;
+    readonly action: MemberAction;
+    readonly attempt: { readonly originRunId: string; readonly attemptId: string } | null;
+    readonly reason: string | null;
+  };
+
+/** Runs writes; keeps the first failure and reports it once, then skips every later write. */
+export class WriteGuard {
+  readonly #random: Random;
+  readonly #syncer: DirectorySyncer;
+  readonly #onFailure: (error: RecordWriteError) => void;
+  #failure: RecordWriteError | undefined;
+
+  constructor(
+    random: Random,
+    syncer: DirectorySyncer,
+    onFailure: (error: RecordWriteError) => void,
+  ) {
+    this.#random = random;
+    this.#syncer = syncer;
+    this.#onFailure = onFailure;
+  }
+
+  /** The first write failure, if any. */
+  get failure(): RecordWriteError | undefined {
+    return this.#failure;
+  }
+
+  /** The random source of temporary names. */
+  get random(): Random {
+    return this.#random;
+  }
+
+  /** Every directory fsync of the writer goes through it. */
+  get syncer(): DirectorySyncer {
+    return this.#syncer;
+  }
+
+  /** Runs a write; false when it failed or an earlier write failed. */
+  async run(path: string, work: () => Promise<unknown>): Promise<boolean> {
+    if (this.#failure) return false;
+    try {
+      await work();
+      return true;
+    } catch (error) {
+      if (!this.#failure) {
+        this.#failure = new RecordWriteError(path, errorMessage(error), { cause: error });
+        this.#onFailure(this.#failure);
+      }
+      return false;
+    }
+  }
+
+  /** Writes `doc` as Record JSON atomically (REC-8), sharing directory fsyncs. */
+  write(path: string, doc: unknown): Promise<boolean> {
+    return this.run(path, () => writeJsonAtomic(path, doc, this.#random, { syncer: this.#syncer }));
+  }
+}
+
+/** Performs one queued write; failures end in the guard, never in a rejection. */
+export async function runJob(job: Job, guard: WriteGuard): Promise<void> {
+  switch (job.kind) {
+    case "reserve": {
+      // Settled before this write could start: the final attempt.json queued behind it is the
+      // Attempt's first and only write (REC-7a); the reserved one would be replaced at once.
+      if (job.attempt.settled || !(await attemptDir(job.attempt, guard))) return;
+      const path = childPath(attemptPath(job.attempt), "attempt.json");
+      await guard.write(path, attemptDocument(job.attempt.header, null));
+      return;
+    }
+    case "settle":
+      return await writeSettled(job.attempt, job.result, guard);
+    case "member": {
+      const { run, slot, action, attempt, reason } = job;
+      const doc = memberDocument({
+        slotId: slot.slotId,
+        evalId: slot.evalId,
+        ordinal: slot.ordinal,
+        action,
+        attempt,
+        reason,
+      });
+      await guard.write(childPath(run.dir, "members", `${slot.slotId}.json`), doc);
+      return;
+    }
+  }
+}
+
+/**
+ * REC-9 step 4 in order: events.json, assertions.json, final attempt.json, renamed in that order
+ * and made durable by one fsync of the Attempt directory; the member is the slot's next job.
+ */
+async function writeSettled(
+  attempt: AttemptState,
+  result: AttemptResult,
+  guard: WriteGuard,
+): Promise<void> {
+  if (!(await attemptDir(attempt, guard))) return;
+  const dir = attemptPath(attempt);
+  // Serialized inside the guard: an unserializable event is a write failure, as for any file.
+  const write = () =>
+    writeFilesAtomic(
+      dir,
+      [
+        { name: "events.json", text: recordJson(eventsDocument(result)) },
+        { name: "assertions.json", text: recordJson(assertionsDocument(result)) },
+        { name: "attempt.json", text: recordJson(attemptDocument(attempt.header, result)) },
+      ],
+      { random: guard.random, syncer: guard.syncer },
+    );
+  if (await guard.run(dir, write)) attempt.run.pendingAttempts.delete(result.attemptId);
+}
+
+function attemptPath(attempt: AttemptState): string {
+  return childPath(attempt.run.dir, "attempts", attempt.header.attemptId);
+}
+
+/** Creates the Attempt's directory once (its entry becomes durable at publish). */
+async function attemptDir(attempt: AttemptState, guard: WriteGuard): Promise<boolean> {
+  if (attempt.dirCreated) return true;
+  const dir = attemptPath(attempt);
+  attempt.dirCreated = await guard.run(dir, () => Deno.mkdir(dir, { recursive: true }));
+  return attempt.dirCreated;
+}
