@@ -108,10 +108,14 @@ async function choose(
     return { index, reply: await pickReply(rule, index, state.matches[index] ?? 0, input, ctx) };
   }
   if (script.fallback) return { index: undefined, reply: script.fallback };
-  throw new Error(
-    `Cannot answer with scripted agent "${script.name}": no rule matches input ${
-      JSON.stringify(input.text)
-    } and there is no fallback [scripted-no-match]`,
+  // The code travels on the error too, so that `classifyFailure` can branch on it (§8.1).
+  throw Object.assign(
+    new Error(
+      `Cannot answer with scripted agent "${script.name}": no rule matches input ${
+        JSON.stringify(input.text)
+      } and there is no fallback [scripted-no-match]`,
+    ),
+    { code: "scripted-no-match" },
   );
 }
 

@@ -61,6 +61,8 @@ const OPTIONS = {
     "createsPerSecond",
   ],
   later: ["reporters", "judge", "name", "workspace", "telemetry", "report", "theme"],
+  // Keys niceeval computes on definitions are reserved on every define* call (authoring.md §2.4).
+  reserved: ["id", "evaluationKind", "configHash"],
 };
 const PRICE_OPTIONS = {
   known: ["inputPerMTok", "outputPerMTok", "cacheReadPerMTok", "cacheWritePerMTok"],

@@ -103,6 +103,8 @@ const GROUP_OPTIONS = {
   known: ["evals", "onUnavailable", "sandbox", "description"],
   required: ["evals", "onUnavailable"],
   later: ["plugins"],
+  // A group's ID is its directory (rule 1.4.1); computed keys are never declared (rule 2.4.4).
+  reserved: ["id", "evaluationKind", "configHash"],
 };
 
 /**

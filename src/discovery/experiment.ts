@@ -125,7 +125,8 @@ const OPTIONS = {
   ],
   required: ["agent"],
   later: ["reasoningEffort", "labels", "judge", "plugins"],
-  reserved: ["id", "configHash"],
+  // Computed by niceeval, never declared (rule 2.4.4), whichever definition they are set on.
+  reserved: ["id", "evaluationKind", "configHash"],
 };
 const SHARED_STATE_KEY_REGEXP = /^[a-z0-9][a-z0-9._/-]{0,127}$/;
 

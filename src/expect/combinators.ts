@@ -92,6 +92,9 @@ function isOutcome(value: BooleanOutcome | Walk): value is BooleanOutcome {
   return "result" in value;
 }
 
+// The value overload comes first and names the value domain: a generic child such as
+// `isDefined()` is inferred against the first candidate signature, and inferring it against a
+// tool or event signature first would fix its subject type to `ToolCall` or `StreamEvent`.
 /**
  * Matches when every child matches; stops at the first `mismatched` child. Otherwise the result
  * is `unavailable` if any child was.
@@ -107,12 +110,12 @@ function isOutcome(value: BooleanOutcome | Walk): value is BooleanOutcome {
  * const polite = and(includes("please"), pattern(/thank(s| you)/i));
  * ```
  */
+export function and<T, R>(
+  first: ValueMatch<T, R>,
+  ...rest: readonly ValueMatch<T, unknown>[]
+): ValueMatch<T, R>;
 export function and(first: ToolMatch, ...rest: readonly ToolMatch[]): ToolMatch;
 export function and(first: EventMatch, ...rest: readonly EventMatch[]): EventMatch;
-export function and<T, R>(
-  first: BooleanMatch<T, R>,
-  ...rest: readonly BooleanMatch<T, unknown>[]
-): ValueMatch<T, R>;
 export function and(...matches: readonly unknown[]): BooleanMatch<never, unknown> {
   const { domain, children } = readChildren("and()", matches);
   return createBooleanMatch(domain, `and(${children.map((c) => c.name).join(", ")})`, {
@@ -129,6 +132,7 @@ export function and(...matches: readonly unknown[]): BooleanMatch<never, unknown
   });
 }
 
+// Value overload first, as for `and`. The refined type is that of whichever child matched.
 /**
  * Matches when any child matches; stops at the first `matched` child. Otherwise the result is
  * `unavailable` if any child was, else `mismatched`.
@@ -144,12 +148,16 @@ export function and(...matches: readonly unknown[]): BooleanMatch<never, unknown
  * const mentionsWeather = or(includes("sunny"), includes("rain"));
  * ```
  */
+export function or<T, R, S = R>(
+  first: ValueMatch<T, R>,
+  ...rest: readonly ValueMatch<T, S>[]
+): ValueMatch<T, R | S>;
+export function or<T>(
+  first: ValueMatch<T, unknown>,
+  ...rest: readonly ValueMatch<T, unknown>[]
+): ValueMatch<T, unknown>;
 export function or(first: ToolMatch, ...rest: readonly ToolMatch[]): ToolMatch;
 export function or(first: EventMatch, ...rest: readonly EventMatch[]): EventMatch;
-export function or<T, R>(
-  first: BooleanMatch<T, R>,
-  ...rest: readonly BooleanMatch<T, R>[]
-): ValueMatch<T, R>;
 export function or(...matches: readonly unknown[]): BooleanMatch<never, unknown> {
   const { domain, children } = readChildren("or()", matches);
   return createBooleanMatch(domain, `or(${children.map((c) => c.name).join(", ")})`, {
@@ -175,6 +183,7 @@ function negated(value: JsonValue | undefined): JsonValue | undefined {
   return value === undefined ? undefined : `not ${JSON.stringify(value)}`;
 }
 
+// Value overload first, as for `and`.
 /**
  * Swaps `matched` and `mismatched`; `unavailable` stays `unavailable`.
  *
@@ -186,9 +195,9 @@ function negated(value: JsonValue | undefined): JsonValue | undefined {
  * const noError = not(includes("error"));
  * ```
  */
+export function not<T>(match: ValueMatch<T, unknown>): ValueMatch<T, T>;
 export function not(match: ToolMatch): ToolMatch;
 export function not(match: EventMatch): EventMatch;
-export function not<T>(match: BooleanMatch<T, unknown>): ValueMatch<T, T>;
 export function not(match: unknown): BooleanMatch<never, unknown> {
   const { domain, children } = readChildren("not()", [match]);
   const child = children[0] as Child;

@@ -384,7 +384,11 @@ Deno.test("scriptedAgent() answers unmatched inputs with the fallback", async ()
 });
 
 Deno.test("scriptedAgent() throws scripted-no-match without a fallback", async () => {
-  await assert.rejects(send(agentOf(WEATHER), "unknown input"), /scripted-no-match/);
+  await assert.rejects(send(agentOf(WEATHER), "unknown input"), (error: Error) => {
+    assert.match(error.message, /no rule matches input "unknown input".*\[scripted-no-match\]$/);
+    assert.equal((error as Error & { code?: unknown }).code, "scripted-no-match");
+    return true;
+  });
 });
 
 Deno.test("scriptedAgent() sets the declared coverage from a partial", () => {

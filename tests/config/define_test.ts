@@ -128,6 +128,12 @@ Deno.test("defineConfig() rejects LATER options as unsupported", () => {
   }
 });
 
+Deno.test("defineConfig() rejects the computed keys id, evaluationKind and configHash as reserved", () => {
+  for (const key of ["id", "evaluationKind", "configHash"]) {
+    assertRejects(() => config({ [key]: "x" }), "definition.reserved-option", key);
+  }
+});
+
 Deno.test("defineConfig() rejects invalid values naming the path", () => {
   const cases: [Record<string, unknown>, string][] = [
     [{ maxConcurrency: 0 }, "maxConcurrency"],

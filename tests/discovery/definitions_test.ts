@@ -245,6 +245,13 @@ Deno.test("defineEvalGroup() validates its options (rule 2.3, 2.4)", () => {
     "definition.unsupported-option",
     "plugins",
   );
+  for (const key of ["id", "evaluationKind", "configHash"]) {
+    assertRejects(
+      () => group({ evals: [a], onUnavailable: "stop-group", [key]: "x" }),
+      "definition.reserved-option",
+      key,
+    );
+  }
   assertRejects(
     () => group({ evals: [a], onUnavailable: "stop-group", evalz: [] }),
     "definition.unknown-option",

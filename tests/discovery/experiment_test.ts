@@ -99,6 +99,7 @@ Deno.test("defineExperiment() requires a branded agent", () => {
 Deno.test("defineExperiment() rejects reserved, LATER and unknown options", () => {
   assertRejects({ id: "x" }, "definition.reserved-option", "id");
   assertRejects({ configHash: "x" }, "definition.reserved-option", "configHash");
+  assertRejects({ evaluationKind: "pass" }, "definition.reserved-option", "evaluationKind");
   for (const key of ["reasoningEffort", "labels", "judge", "plugins"]) {
     assertRejects(
       { [key]: 1 },

@@ -9,18 +9,25 @@ import {
   type BooleanMatch,
   type BoolHandle,
   type DirectScoreHandle,
+  equals,
   eventMatch,
   includes,
   isDefined,
+  isTrue,
+  jsonMatch,
   type Kind,
   matches,
   type MeasureHandle,
+  not,
+  or,
   type OrderedAssertions,
+  satisfies,
   type ScopedAssertions,
   type ScoreMatch,
   similarity,
   toolMatch,
 } from "../../src/expect/mod.ts";
+import type { JsonValue } from "../../src/_shared/mod.ts";
 import { recorder, snapshot, turn } from "./_turns.ts";
 
 /** The shape the lead gives `t` (authoring.md §3.2), reduced to assertions. */
@@ -49,6 +56,34 @@ Deno.test("Context<pass> check() refines orStop() values through isDefined and m
   assert.equal(defined, "x");
   assert.deepEqual(parsed, { n: 1 });
   assert.equal(text, "hello");
+});
+
+Deno.test("and(), or() and not() type-check generic value children against any subject", async () => {
+  const t = context("pass");
+  // A generic child (isDefined) must not be inferred against the tool or event overload first.
+  const data = null as JsonValue | undefined;
+  t.check(data, not(isDefined()));
+  t.check(data, not(equals(null)));
+  t.check(data, and(isDefined(), jsonMatch({ a: 1 })));
+  t.check(data, or(isDefined(), isTrue()));
+  t.check("abc", or(includes("a"), isTrue(), includes("b")));
+  t.check("abc", and(includes("a"), satisfies("long", (v: string) => v.length > 1)));
+  t.check("abc", not(satisfies("long", (v: string) => v.length > 1)));
+  const either: string | true = await t.check("abc", or(includes("a"), isTrue())).orStop();
+  const text: string = await t.check("abc", or(includes("a"), includes("z"))).orStop();
+  t.calledTool(and(toolMatch("a"), not(toolMatch({ status: "failed" }))));
+  t.calledTool(or(toolMatch("a"), toolMatch(/b/)));
+  t.calledTool(toolMatch("a", { input: not(isDefined()) }));
+  t.event(or(eventMatch("message"), eventMatch("operation.started")));
+  t.event(eventMatch("message", { text: not(includes("x")) }));
+  // @ts-expect-error a number predicate cannot check a string
+  t.check("abc", or(includes("a"), satisfies("n", (v: number) => v > 1)));
+  // @ts-expect-error a value match is not a tool match
+  assert.throws(() => t.calledTool(not(includes("x"))));
+  // @ts-expect-error domains cannot be mixed
+  assert.throws(() => t.calledTool(and(toolMatch("a"), includes("x"))));
+  assert.equal(either, "abc");
+  assert.equal(text, "abc");
 });
 
 Deno.test("Context<pass> handles offer optional and gate, measurements gate(n)", async () => {
