@@ -13,7 +13,10 @@ export interface PanelStart {
   readonly total: number;
   /** Carried slots (OUT-2); they stay in `reused` for the whole run. */
   readonly reused: number;
-  /** The global cap G (plain heartbeat, NDJSON `progress`). */
+  /**
+   * The global cap G at start (NDJSON `progress`). The plain heartbeat names the cap only with a
+   * ramp, when it can differ from the PLAN's (OUT-H16); this release has no ramp.
+   */
   readonly cap: number;
 }
 

@@ -33,6 +33,14 @@ async function hasScript(): Promise<boolean> {
 }
 
 const SCRIPT = await hasScript();
+if (!SCRIPT) {
+  // `script` ships with util-linux (Debian: bsdutils, an essential package), so CI always has it.
+  await Deno.stderr.write(
+    new TextEncoder().encode(
+      "pseudo-terminal tests skipped: the `script` command of util-linux is not installed\n",
+    ),
+  );
+}
 
 /** A CLI child on a pseudo-terminal of COLUMNS × ROWS; `output` grows as the terminal prints. */
 interface PtyRun {
@@ -172,43 +180,121 @@ Deno.test({
     await using p = await tempProject("slow_project");
     const run = ptyRun(p, ["exp"]);
     await run.waitFor((text) => text.includes("running eval"));
+    const before = run.output();
+    assert.ok(
+      before.includes(HIDE) && !cursorShown(before),
+      "the cursor is hidden while the panel is up",
+    );
     await run.type("\x03");
     const code = await run.exit();
     const raw = run.output();
     const final = screen(raw);
     assert.equal(code, 130, final);
     assert.ok(cursorShown(raw), "the cursor is shown after Ctrl+C");
+    assert.ok(!final.includes("╭─ niceeval exp"), `the live panel was erased:\n${final}`);
     assert.match(final, /\n! interrupted — cleaning up \(Ctrl\+C again forces exit\)\n/);
     assert.match(final, /\n╭─ INTERRUPTED ─+ \d+\.\ds ─╮\n/);
     assert.match(final, /\n│ niceeval exp +│\n╰─+╯$/, "NEXT suggests running again");
   },
 });
 
-/** Plain output of `exp` on a fresh copy of the example, with ids and durations masked. */
-async function plainRun(): Promise<{ code: number; text: string; masked: string }> {
-  await using p = await tempProject(EXAMPLE);
-  const r = await p.run(["exp"], { env: { CI: "1", NO_COLOR: "" } });
-  assert.equal(r.stderr, "");
-  const masked = r.stdout
+/** Masks what varies between runs: locators, run ids, temporary paths and durations. */
+function mask(text: string): string {
+  return text
     .replace(/@1[0-9A-Z]{12}/g, "@LOCATOR")
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "RUN-ID")
+    .replace(/\/\S*\/niceeval-demo-[0-9a-f]+/g, "DEMO-DIR")
     .replace(/ {2}\d+(\.\d)?s\n/g, "  DURATION\n");
-  return { code: r.code, text: r.stdout, masked };
+}
+
+/** Plain output of `exp` on a fresh copy of the example. */
+async function plainRun(): Promise<{ code: number; text: string }> {
+  await using p = await tempProject(EXAMPLE);
+  // NO_COLOR stays empty: plain mode alone must keep the output free of escape sequences.
+  const r = await p.run(["exp"], { env: { CI: "1", NO_COLOR: "" } });
+  assert.equal(r.stderr, "");
+  return { code: r.code, text: r.stdout };
 }
 
 Deno.test("niceeval exp: plain mode (CI) output of the example is append-only text that diffs cleanly between runs exits 1", async () => {
   const first = await plainRun();
   const second = await plainRun();
   assert.equal(first.code, 1);
+  assert.equal(second.code, 1);
   assert.ok(!first.text.includes("\x1b"), "no ANSI sequences");
   assert.ok(!first.text.includes("\r"), "no carriage returns");
-  assert.equal(first.masked, second.masked);
-  assert.match(
-    first.masked,
-    /^PLAN\n {2}6 attempts · 6 evals × 3 configs · concurrency 4 \(from config\)\n✗ deliberate-fail\/broken {2}checks\/fail#0 {2}failed {2}@LOCATOR\n/,
+  assert.equal(mask(first.text), mask(second.text));
+  assert.equal(
+    mask(first.text),
+    [
+      "PLAN",
+      "  6 attempts · 6 evals × 3 configs · concurrency 4 (from config)",
+      "✗ deliberate-fail/broken  checks/fail#0  failed  @LOCATOR",
+      "    turn succeeded · expected completed · received failed · deterministic failure",
+      "FAILED  DURATION",
+      "  4 passed · 1 failed · 1 scored · 0 errored  (0 reused)",
+      "  21 new tok",
+      "RESULTS  3 experiments",
+      "  checks/fail",
+      "    deliberate-fail/broken  0/1 passed · 1 failed",
+      "  checks/score",
+      "    deliberate-score/scored  score 2 · 1/1 complete",
+      "  local",
+      "    greet/hello   1/1 passed",
+      "    math/0000     1/1 passed",
+      "    math/0001     1/1 passed",
+      "    tool/weather  1/1 passed",
+      "FAILURES  1 failed · 0 errored",
+      "  turn succeeded · expected completed · received failed  (1×)",
+      "    reason: deterministic failure",
+      "    ✗ @LOCATOR  checks/fail  deliberate-fail/broken#0",
+      "NEXT",
+      "  niceeval show",
+      "  niceeval show --run RUN-ID",
+      "  niceeval show --run RUN-ID",
+      "  niceeval show --run RUN-ID",
+      "  niceeval exp --rerun",
+      "",
+    ].join("\n"),
   );
+});
+
+/** One `deno task demo` in plain mode; the directory it leaves behind is removed. */
+async function plainDemo(): Promise<{ code: number; text: string }> {
+  const stateDir = await Deno.makeTempDir({ prefix: "niceeval-state-" });
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--frozen", join(REPO, "scripts", "demo.ts")],
+      cwd: REPO,
+      env: childEnv(stateDir, { CI: "1", NO_COLOR: "" }),
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    assert.equal(new TextDecoder().decode(out.stderr), "");
+    const dir = /^niceeval demo in (\S+)$/m.exec(text)?.[1];
+    if (dir) await Deno.remove(dir, { recursive: true });
+    return { code: out.code, text };
+  } finally {
+    await Deno.remove(stateDir, { recursive: true });
+  }
+}
+
+Deno.test("niceeval exp: the demo in plain mode (CI) prints no ANSI and no carriage return, and two runs differ only in ids, paths and durations exits 0", async () => {
+  // Two demos side by side: each has its own temporary project, Record and state directory.
+  const [first, second] = await Promise.all([plainDemo(), plainDemo()]);
+  assert.equal(first.code, 0, first.text);
+  assert.equal(second.code, 0, second.text);
+  for (const { text } of [first, second]) {
+    assert.ok(!text.includes("\x1b"), "no ANSI sequences");
+    assert.ok(!text.includes("\r"), "no carriage returns");
+  }
+  assert.equal(mask(first.text), mask(second.text));
+  // The carried rerun is part of the demo: its PLAN says so and its headline counts the reuse.
   assert.match(
-    first.masked,
-    /\nFAILED {2}DURATION\n {2}4 passed · 1 failed · 1 scored · 0 errored {2}\(0 reused\)\n/,
+    mask(first.text),
+    /\n\$ niceeval exp local {4}# run it again[^\n]*\nPLAN\n {2}4 attempts · 4 evals × 1 config · concurrency 4 \(from config\)\n {2}4 of 4 carried in from cache · 0 to run\nPASSED {2}DURATION\n {2}4 passed · 0 failed · 0 errored {2}\(4 reused\)\n/,
   );
 });

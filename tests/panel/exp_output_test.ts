@@ -141,8 +141,33 @@ Deno.test("OUT-J2 jsonOutput() writes a progress line after 30 s without any lin
   });
 });
 
-Deno.test("OUT-H1 humanOutput() on a terminal draws the panel on stderr only and restores the cursor at the end", async () => {
+/** Dim, bold, cyan and red as picocolors spells them. */
+const dim = (text: string) => `\x1b[2m${text}\x1b[22m`;
+const bold = (text: string) => `\x1b[1m${text}\x1b[22m`;
+const cyan = (text: string) => `\x1b[36m${text}\x1b[39m`;
+const red = (text: string) => `\x1b[31m${text}\x1b[39m`;
+/** A body line of an 80-column box: `│ <text padded to 76> │`. */
+const body = (text: string) => `${dim("│")} ${text} ${dim("│")}\n`;
+const BOTTOM = dim(`╰${"─".repeat(78)}╯`) + "\n";
+/** Cursor up `lines`, to column 1, erase down. */
+const erase = (lines: number) => `\x1b[${lines}A\x1b[G\x1b[J`;
+
+/** Records every write of stdout and stderr in one list, so their interleaving is checked too. */
+function writeLog(io: FakeIo): (readonly ["out" | "err", string])[] {
+  const log: (readonly ["out" | "err", string])[] = [];
+  for (const [name, sink] of [["out", io.stdout], ["err", io.stderr]] as const) {
+    const write = sink.write;
+    sink.write = (text) => {
+      log.push([name, text]);
+      write(text);
+    };
+  }
+  return log;
+}
+
+Deno.test("OUT-H1 humanOutput() on a terminal draws the panel on stderr only, erases it for each stdout line and restores the cursor at the end", async () => {
   const io = createFakeIo({ isTerminal: true, columns: 80 });
+  const log = writeLog(io);
   const output = humanOutput(context(io));
   output.start();
   output.event(started(A, 0));
@@ -152,48 +177,111 @@ Deno.test("OUT-H1 humanOutput() on a terminal draws the panel on stderr only and
   output.event(ended(B, 1_000, "passed"));
   finish(io, output);
   assert.equal(io.clock.countTimers(), 0);
-  const stderr = io.stderr.text();
-  assert.ok(
-    stderr.startsWith(cursorHide + "\x1b[2m╭─\x1b[22m \x1b[1mniceeval exp local\x1b[22m"),
-    JSON.stringify(stderr),
-  );
-  assert.ok(stderr.endsWith(cursorShow));
-  assert.ok(
-    stderr.includes("2 total · 0 reused · 2 running · 0 queued · 0 passed · 0 failed · 0 errored "),
-  );
-  const stdout = io.stdout.text();
-  assert.ok(
-    stdout.startsWith("\x1b[2m╭─\x1b[22m \x1b[1mPLAN\x1b[22m \x1b[2m"),
-    "PLAN is boxed in colour",
-  );
-  assert.ok(
-    stdout.includes(`\x1b[31m✗\x1b[39m a  local#0  failed  ${locatorOf("a-0")}\n`),
-    "failure above the panel",
-  );
-  assert.ok(
-    stdout.includes("\x1b[2m╭─\x1b[22m \x1b[1m\x1b[31mFAILED\x1b[39m\x1b[22m \x1b[2m"),
-    "red headline",
-  );
-  assert.ok(!stdout.includes("\x1b[?25"), "no cursor control on stdout");
+  const top = (elapsed: string) =>
+    `${dim("╭─")} ${bold("niceeval exp local")} ${dim(`${"─".repeat(50)} ${elapsed} ─╮`)}\n`;
+  const counters = (running: number, queued: number) =>
+    body(
+      `2 total · 0 reused · ${running} running · ${queued} queued · 0 passed · 0 failed · 0 errored `,
+    );
+  const active = (elapsed: string) =>
+    `${dim("├─")} ${bold("ACTIVE")} ${dim(`${"─".repeat(69)}┤`)}\n` +
+    body(`${cyan("●")} a  local#0    ${elapsed}${" ".repeat(56)}`) +
+    body(`${cyan("●")} b  local#0    ${elapsed}${" ".repeat(56)}`);
+  const locator = locatorOf("a-0");
+  assert.deepEqual(log, [
+    [
+      "out",
+      `${dim("╭─")} ${bold("PLAN")} ${dim(`${"─".repeat(71)}╮`)}\n` +
+      body("2 attempts · 2 evals × 1 config · concurrency 2 (from config)               ") +
+      BOTTOM,
+    ],
+    ["err", "\x1b[?25l" + top("0.0s") + counters(0, 2) + BOTTOM],
+    ["err", erase(3) + top("0.2s") + counters(2, 0) + active("0.2s") + BOTTOM],
+    ["err", erase(6) + top("1.0s") + counters(2, 0) + active("1.0s") + BOTTOM],
+    ["err", erase(6)],
+    [
+      "out",
+      `${red("✗")} a  local#0  failed  ${locator}\n` +
+      "    turn succeeded · expected completed · received failed · deterministic failure\n",
+    ],
+    ["err", "\x1b[?25h"],
+    [
+      "out",
+      `${dim("╭─")} ${bold(red("FAILED"))} ${dim(`${"─".repeat(62)} 1.0s ─╮`)}\n` +
+      body("1 passed · 1 failed · 0 errored  (0 reused)                                 ") +
+      body("15 new tok                                                                  ") +
+      BOTTOM +
+      `${dim("╭─")} ${bold("RESULTS")} ${dim(`${"─".repeat(53)} 1 experiment ─╮`)}\n` +
+      body("local                                                                       ") +
+      body("  a  0/1 passed · 1 failed                                                  ") +
+      body("  b  1/1 passed                                                             ") +
+      BOTTOM +
+      `${dim("╭─")} ${bold("FAILURES")} ${dim(`${"─".repeat(44)} 1 failed · 0 errored ─╮`)}\n` +
+      body("turn succeeded · expected completed · received failed  (1×)                 ") +
+      body("  reason: deterministic failure                                             ") +
+      body(`  ${red("✗")} ${locator}  local  a#0                                              `) +
+      BOTTOM +
+      `${dim("╭─")} ${bold("NEXT")} ${dim(`${"─".repeat(71)}╮`)}\n` +
+      body("niceeval show --run run-1                                                   ") +
+      body("niceeval exp local --rerun                                                  ") +
+      BOTTOM,
+    ],
+  ]);
 });
 
-Deno.test("OUT-H17 humanOutput() with NO_COLOR redraws an unboxed, colourless panel and prints unboxed panels", () => {
+Deno.test("OUT-H17 humanOutput() with NO_COLOR redraws an unboxed, colourless panel and prints unboxed panels", async () => {
   const io = createFakeIo({ isTerminal: true, columns: 80, env: { NO_COLOR: "1" } });
+  const log = writeLog(io);
   const output = humanOutput(context(io));
   output.start();
+  output.event(started(A, 0));
+  output.event(started(B, 0));
+  await io.clock.tickAsync(1_000);
+  output.event(ended(A, 1_000, "failed"));
+  output.event(ended(B, 1_000, "passed"));
   finish(io, output);
-  assert.equal(
-    io.stderr.text(),
-    cursorHide +
-      "niceeval exp local  0.0s\n  2 total · 0 reused · 0 running · 2 queued · 0 passed · 0 failed · 0 errored\n" +
-      "\x1b[2A\x1b[G\x1b[J" + cursorShow,
-  );
-  assert.ok(
-    io.stdout.text().startsWith(
-      "PLAN\n  2 attempts · 2 evals × 1 config · concurrency 2 (from config)\nFAILED  0.0s\n",
-    ),
-  );
-  assert.ok(!io.stdout.text().includes("\x1b"));
+  const panel = (elapsed: string) =>
+    `niceeval exp local  ${elapsed}\n` +
+    "  2 total · 0 reused · 2 running · 0 queued · 0 passed · 0 failed · 0 errored\n" +
+    `  ACTIVE\n  ● a  local#0    ${elapsed}\n  ● b  local#0    ${elapsed}\n`;
+  const locator = locatorOf("a-0");
+  assert.deepEqual(log, [
+    ["out", "PLAN\n  2 attempts · 2 evals × 1 config · concurrency 2 (from config)\n"],
+    [
+      "err",
+      cursorHide + "niceeval exp local  0.0s\n" +
+      "  2 total · 0 reused · 0 running · 2 queued · 0 passed · 0 failed · 0 errored\n",
+    ],
+    ["err", erase(2) + panel("0.2s")],
+    ["err", erase(5) + panel("1.0s")],
+    ["err", erase(5)],
+    [
+      "out",
+      `✗ a  local#0  failed  ${locator}\n` +
+      "    turn succeeded · expected completed · received failed · deterministic failure\n",
+    ],
+    ["err", cursorShow],
+    [
+      "out",
+      [
+        "FAILED  1.0s",
+        "  1 passed · 1 failed · 0 errored  (0 reused)",
+        "  15 new tok",
+        "RESULTS  1 experiment",
+        "  local",
+        "    a  0/1 passed · 1 failed",
+        "    b  1/1 passed",
+        "FAILURES  1 failed · 0 errored",
+        "  turn succeeded · expected completed · received failed  (1×)",
+        "    reason: deterministic failure",
+        `    ✗ ${locator}  local  a#0`,
+        "NEXT",
+        "  niceeval show --run run-1",
+        "  niceeval exp local --rerun",
+        "",
+      ].join("\n"),
+    ],
+  ]);
 });
 
 Deno.test("humanOutput() registers a terminal restore for a hard exit and drops it once the panel is gone", () => {
@@ -209,15 +297,20 @@ Deno.test("humanOutput() registers a terminal restore for a hard exit and drops 
   output.start();
   assert.equal(restores.size, 1);
   for (const restore of restores) restore();
-  assert.ok(
-    io.stderr.text().endsWith("\x1b[2A\x1b[G\x1b[J" + cursorShow),
+  const panel = cursorHide + "niceeval exp local  0.0s\n" +
+    "  2 total · 0 reused · 0 running · 2 queued · 0 passed · 0 failed\n";
+  assert.equal(
+    io.stderr.text(),
+    panel + erase(2) + cursorShow,
     "a hard exit erases the panel and shows the cursor",
   );
   output.forced();
   assert.equal(restores.size, 0);
+  assert.equal(io.stderr.text(), panel + erase(2) + cursorShow, "nothing more on stderr");
   assert.equal(
-    io.stdout.text().split("\n").at(-2),
-    "INTERRUPTED  forced exit: unfinished Runs were left unpublished",
+    io.stdout.text(),
+    "PLAN\n  2 attempts · 2 evals × 1 config · concurrency 2 (from config)\n" +
+      "INTERRUPTED  forced exit: unfinished Runs were left unpublished\n",
   );
   assert.equal(io.clock.countTimers(), 0);
 });

@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import type { RunEvent } from "../../src/_shared/mod.ts";
 import {
+  type Counters,
   countersBalanced,
   createPanelState,
   type PanelState,
   reducePanel,
 } from "../../src/panel/mod.ts";
+import { createSeededRandom } from "../_fakes/random.ts";
 import {
   activity,
   backoff,
@@ -38,7 +40,14 @@ Deno.test("S40 reducePanel() keeps total = reused + running + queued + passed + 
     started(C, 150),
     skipped(D, 200, "early-exit"),
     skipped(G, 250, "budget-exhausted"),
-    { type: "slot_errored", at: 0, slot: E, code: "experiment-setup-failed", message: "boom" },
+    {
+      type: "slot_errored",
+      at: 0,
+      slot: E,
+      code: "experiment-setup-failed",
+      phase: "experiment.setup",
+      message: "boom",
+    },
     ended(A, 300, "passed"),
     backoff(B, 2_100, "resumed", 1, 2_000),
     ended(B, 2_200, "failed"),
@@ -150,4 +159,138 @@ Deno.test("reducePanel() ignores diagnostics and never changes the state it was 
   reducePanel(before, backoff(A, 5, "sleeping", 1, 10));
   assert.deepEqual(before, copy);
   assert.equal(reducePanel(before, diagnostic(5, "warning", "x", "y")), before);
+});
+
+/**
+ * One seeded random run: slots are started, retried, settled or left undispatched in random
+ * order, with run-scope events in between. The model counts on its own, so the reducer is
+ * compared with an independent tally after every event, not only with its own sum.
+ */
+function randomRun(seed: number): { start: ReturnType<typeof panelStart>; steps: Step[] } {
+  const random = createSeededRandom(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random.next() * items.length)]!;
+  const total = 5 + Math.floor(random.next() * 30);
+  const reused = Math.floor(random.next() * 4);
+  const start = panelStart(total, reused);
+  const queued = Array.from({ length: total - reused }, (_, i) => slot(i, `x${i % 3}`, `e${i}`));
+  const running = new Map<number, { ref: ReturnType<typeof slot>; backoff: boolean }>();
+  const tally: { -readonly [K in keyof Counters]: number } = {
+    ...createPanelState(start).counters,
+  };
+  const steps: Step[] = [];
+  let ms = 0;
+  const emit = (event: RunEvent, change: Partial<Record<keyof Counters, number>> = {}) => {
+    for (const [k, d] of Object.entries(change)) tally[k as keyof Counters] += d;
+    steps.push({
+      event,
+      counters: { ...tally },
+      running: [...running.values()].map((r) => r.ref.evalId).sort(),
+    });
+  };
+  let interruptedYet = false;
+  while (queued.length > 0 || running.size > 0) {
+    ms += Math.floor(random.next() * 500);
+    const roll = random.next();
+    const live = [...running.values()];
+    if (queued.length > 0 && (roll < 0.35 || live.length === 0)) {
+      const ref = queued.splice(Math.floor(random.next() * queued.length), 1)[0]!;
+      if (random.next() < 0.8) {
+        running.set(ref.position, { ref, backoff: false });
+        emit(started(ref, ms), { queued: -1, running: +1 });
+      } else if (random.next() < 0.5) {
+        emit(skipped(ref, ms, pick(["early-exit", "budget-exhausted", "halted"] as const)), {
+          queued: -1,
+          skipped: +1,
+        });
+      } else {
+        emit({
+          type: "slot_errored",
+          at: ms,
+          slot: ref,
+          code: "setup-failed",
+          phase: "experiment.setup",
+          message: "no",
+        }, {
+          queued: -1,
+          errored: +1,
+        });
+      }
+    } else if (roll < 0.55 && live.length > 0) {
+      const row = pick(live);
+      if (!row.backoff) {
+        row.backoff = true;
+        emit(backoff(row.ref, ms, "sleeping", 1, 1_000), { backoff: +1 });
+      } else if (random.next() < 0.5) {
+        row.backoff = false;
+        emit(backoff(row.ref, ms, "resumed", 1, 1_000), { backoff: -1 });
+      } else {
+        emit(backoff(row.ref, ms, "sleeping", 2, 2_000));
+      }
+    } else if (roll < 0.65 && live.length > 0) {
+      emit(activity(pick(live).ref, ms, pick(["running eval", "cleaning up"])));
+    } else if (roll < 0.7) {
+      emit(pick(
+        [
+          setup("x0", ms, "started"),
+          setup("x0", ms, "done"),
+          progress("x0", ms, "seeding"),
+          diagnostic(ms, "warning", "w", "careful"),
+          {
+            type: "wait",
+            at: ms,
+            scope: "lane",
+            key: "vm",
+            experimentId: null,
+            state: "started",
+            detail: null,
+          },
+        ] satisfies RunEvent[],
+      ));
+    } else if (roll < 0.72 && !interruptedYet) {
+      interruptedYet = true;
+      emit(interrupted(ms));
+    } else if (live.length > 0) {
+      const row = pick(live);
+      running.delete(row.ref.position);
+      const verdict = pick(
+        ["passed", "scored", "failed", "errored", "skipped", "interrupted"] as const,
+      );
+      const into = verdict === "scored"
+        ? "passed"
+        : verdict === "interrupted"
+        ? "skipped"
+        : verdict;
+      emit(ended(row.ref, ms, verdict), {
+        running: -1,
+        [into]: +1,
+        ...(row.backoff ? { backoff: -1 } : {}),
+      });
+    }
+  }
+  return { start, steps };
+}
+
+interface Step {
+  readonly event: RunEvent;
+  readonly counters: Counters;
+  readonly running: readonly string[];
+}
+
+Deno.test("S40 reducePanel() matches an independent tally after every event of 200 seeded random runs (RUN-3, RUN-2)", () => {
+  for (let seed = 1; seed <= 200; seed++) {
+    const { start, steps } = randomRun(seed);
+    let state = createPanelState(start);
+    for (const [i, step] of steps.entries()) {
+      state = reducePanel(state, step.event);
+      const where = `seed ${seed}, event ${i} (${step.event.type})`;
+      assert.deepEqual(state.counters, step.counters, where);
+      assert.ok(countersBalanced(state.counters), where);
+      assert.deepEqual(
+        state.attemptRows.flatMap((r) => r ? [r.evalId] : []).sort(),
+        step.running,
+        `${where}: one ACTIVE row per running Attempt`,
+      );
+    }
+    assert.equal(state.counters.running + state.counters.queued, 0, `seed ${seed} ends settled`);
+  }
 });

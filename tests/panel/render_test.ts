@@ -106,15 +106,17 @@ Deno.test("S39 S41 renderPanel() explains running above the cap with backoff and
     "│ ● refund/other   compare#0    0.0s                                           │",
     "╰──────────────────────────────────────────────────────────────────────────────╯",
   ]);
-  const later = renderPanel(state, { width: 120, now: T0 + 4500, color: false, boxed: true });
-  assert.equal(
-    later[3],
+  // After its sleep an Attempt waits to re-take a global slot (W15); the other counts down.
+  assert.deepEqual(renderPanel(state, { width: 120, now: T0 + 4500, color: false, boxed: true }), [
+    "╭─ niceeval exp compare ──────────────────────────────────────────────────────────────────────────────────────── 4.5s ─╮",
+    "│ 6 total · 0 reused · 4 running · 2 backoff · 2 queued · 0 passed · 0 failed · 0 errored · 0 skipped                  │",
+    "├─ ACTIVE ─────────────────────────────────────────────────────────────────────────────────────────────────────────────┤",
     "│ ● refund/policy  compare#0    4.5s  turn retry 1/4 (rate_limit) — waiting for a slot                                 │",
-  );
-  assert.equal(
-    later[4],
     "│ ● refund/late    compare#0    4.5s  turn retry 2/4 (rate_limit) — waiting 6s                                         │",
-  );
+    "│ ● refund/early   compare#0    3.5s                                                                                   │",
+    "│ ● refund/other   compare#0    2.5s                                                                                   │",
+    "╰──────────────────────────────────────────────────────────────────────────────────────────────────────────────────────╯",
+  ]);
 });
 
 Deno.test("S23 renderPanel() shows a setup wait as a run-scope row above Attempt rows while its Attempts stay queued (OUT-4)", () => {

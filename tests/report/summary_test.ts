@@ -82,3 +82,27 @@ Deno.test("summarize() counts an undispatched setup failure as errored", () => {
   assert.deepEqual([s.headline, s.counts.errored], ["ERRORED", 1]);
   assert.equal(s.rows[0]!.reason, "experiment-setup-failed");
 });
+
+Deno.test("summarize() heads SCORED when only score evals report and COMPLETED for pass and score evals (OUT-H11)", () => {
+  const scored = (attemptId: string): SlotOutcome => ({
+    kind: "executed",
+    result: result({ attemptId, kind: "score", verdict: "scored", score: 0.5 }),
+  });
+  const scoreOnly = sketchPlan([{ id: "x", evals: [["s", "score"]], attempts: 2 }]);
+  const s = summarize(scoreOnly, [scored("1"), scored("2")], {
+    runIdOf: () => "run",
+    interrupted: false,
+  });
+  assert.deepEqual([s.headline, exitCodeOf(s, false), exitCodeOf(s, true)], ["SCORED", 0, 1]);
+  const mixed = sketchPlan([{ id: "x", evals: [["p", "pass"], ["s", "score"]] }]);
+  const m = summarize(mixed, [exec("1", "passed"), scored("2")], {
+    runIdOf: () => "run",
+    interrupted: false,
+  });
+  assert.deepEqual([m.headline, exitCodeOf(m, false)], ["COMPLETED", 0]);
+  const mixedFailed = summarize(mixed, [exec("1", "failed"), scored("2")], {
+    runIdOf: () => "run",
+    interrupted: false,
+  });
+  assert.equal(mixedFailed.headline, "FAILED", "a failure outranks COMPLETED");
+});
