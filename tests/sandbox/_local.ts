@@ -83,11 +83,13 @@ export async function processDead(pid: number): Promise<boolean> {
   }
 }
 
-/** Kills a process group, ignoring a missing one (test cleanup). */
-export function killQuietly(pgid: number): void {
-  try {
-    Deno.kill(-pgid, "SIGKILL");
-  } catch {
-    // already gone
+/** Kills a process and the group it may lead, ignoring missing ones (test cleanup). */
+export function killQuietly(pid: number): void {
+  for (const target of [-pid, pid]) {
+    try {
+      Deno.kill(target, "SIGKILL");
+    } catch {
+      // already gone
+    }
   }
 }

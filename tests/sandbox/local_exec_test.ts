@@ -51,17 +51,21 @@ Deno.test("exec() timeout kills the grandchild and rejects with SandboxTimeoutEr
   await using bed = await localTestBed();
   const sb = await bed.create();
   let grandchild = 0;
+  let aliveWhenPrinted = false;
   try {
     const error = await sb.exec({ script: "sleep 60 & echo $!; sleep 60" }, {
       timeoutMs: 300,
-      onOutput: (c) => {
+      onOutput: async (c) => {
         const pid = Number(text(c.data).trim());
-        if (c.stream === "stdout" && pid > 0) grandchild = pid;
+        if (c.stream !== "stdout" || !(pid > 0)) return;
+        grandchild = pid;
+        aliveWhenPrinted = !(await processDead(pid));
       },
     }).then(() => undefined, (e) => e);
     assert.ok(hasSandboxCode(error, "sandbox-command-timeout"), String(error));
     assert.equal((error as { limitMs: number }).limitMs, 300);
     assert.ok(grandchild > 0, "the script printed its grandchild's pid");
+    assert.ok(aliveWhenPrinted, "the printed pid was a live process before the timeout");
     assert.ok(await pollUntil(() => processDead(grandchild), 1000), "grandchild still alive");
   } finally {
     if (grandchild > 0) killQuietly(grandchild);
