@@ -5,6 +5,7 @@
  * deadlines (no fixed sleeps).
  */
 import { join } from "node:path";
+import { tryAcquireLock } from "../../src/coordination/mod.ts";
 import { ndjson, type TempProject, tempProject } from "../_helpers/cli.ts";
 
 /** One line of the fixture's log: `<tag> <pid> <event> <json>`. */
@@ -19,6 +20,8 @@ export interface Mark {
 export interface CoordProject extends TempProject {
   /** `$COORD_DIR`: the log and the barrier files. */
   readonly coordDir: string;
+  /** `$TMPDIR` of every child: where local sandboxes live while they exist. */
+  readonly sandboxDir: string;
   /** Starts `niceeval <args>` as process `tag`. */
   start(args: readonly string[], tag: string, env?: Record<string, string>): Running;
   /** Runs `niceeval <args>` as process `tag` to its end. */
@@ -64,15 +67,18 @@ export interface Running extends AsyncDisposable {
 export async function coordProject(): Promise<CoordProject> {
   const project = await tempProject("coord_project");
   const coordDir = await Deno.makeTempDir({ prefix: "niceeval-coord-barriers-" });
+  const sandboxDir = await Deno.makeTempDir({ prefix: "niceeval-coord-sandboxes-" });
   const envOf = (tag: string, env: Record<string, string> = {}) => ({
     COORD_DIR: coordDir,
     COORD_TAG: tag,
+    TMPDIR: sandboxDir,
     ...env,
   });
   const marks = async () => parseMarks(await readOrEmpty(join(coordDir, "log")));
   return {
     ...project,
     coordDir,
+    sandboxDir,
     start: (args, tag, env) => running(project.spawn(args, { env: envOf(tag, env) })),
     exec: (args, tag, env) => running(project.spawn(args, { env: envOf(tag, env) })).finished(),
     set: (name) => Deno.writeTextFile(join(coordDir, name), ""),
@@ -88,6 +94,7 @@ export async function coordProject(): Promise<CoordProject> {
     [Symbol.asyncDispose]: async () => {
       await project[Symbol.asyncDispose]();
       await Deno.remove(coordDir, { recursive: true }).catch(() => undefined);
+      await Deno.remove(sandboxDir, { recursive: true }).catch(() => undefined);
     },
   };
 }
@@ -211,6 +218,13 @@ export async function tree(dir: string): Promise<string[]> {
 /** Marks of one event, optionally of one tag. */
 export function marksOf(marks: readonly Mark[], event: string, tag?: string): Mark[] {
   return marks.filter((m) => m.event === event && (tag === undefined || m.tag === tag));
+}
+
+/** True when this process can take the flock on the existing file `path` (then drops it). */
+export async function flockFree(path: string): Promise<boolean> {
+  const lock = await tryAcquireLock(path, { create: false });
+  lock?.release();
+  return lock !== null;
 }
 
 /** True when process `pid` exists and is not a zombie (Linux `/proc`). */

@@ -1,10 +1,52 @@
 /** Section R of scenarios.md with real processes: interrupts, teardowns and exit codes. */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { leaseDirOf } from "../../src/coordination/mod.ts";
 import { ndjson } from "../_helpers/cli.ts";
-import { coordProject, marksOf, pollUntil, tree } from "./_coordination.ts";
+import {
+  type CoordProject,
+  coordProject,
+  marksOf,
+  pollUntil,
+  type Running,
+  tree,
+} from "./_coordination.ts";
 
 const TEARDOWNS = ".niceeval/coordination/teardowns";
+const SIGNAL_DEDUPE_MS = 250;
+/** FORCE_CLEANUP_MS (scheduling.md §27) plus the 2 s of S125. */
+const FORCED_EXIT_BOUND_MS = 10_000 + 2_000;
+
+async function leaseNames(p: CoordProject): Promise<string[]> {
+  return await tree(leaseDirOf(p.dir, "db/main"));
+}
+
+/**
+ * Sends SIGINT and waits until the process reported it (and, with `mark`, until the fixture
+ * logged that mark), then sends the second SIGINT once the relay's de-duplication window
+ * (toolchain.md §10.5.2: a repeat within 250 ms is the same signal) has passed since that
+ * report; returns when the second signal was sent (ms).
+ */
+async function interruptTwiceAfter(a: Running, p: CoordProject, mark?: string): Promise<number> {
+  a.child.kill("SIGINT");
+  const seen = await a.waitForEvent((e) => e.type === "interrupted", "the first signal is seen");
+  if (mark) await p.waitForMark((m) => m.event === mark, `the fixture marks ${mark}`);
+  const windowEnd = Date.parse(String(seen.at)) + SIGNAL_DEDUPE_MS;
+  await pollUntil(() => Date.now() > windowEnd, "the de-duplication window passed");
+  const second = Date.now();
+  a.child.kill("SIGINT");
+  return second;
+}
+
+async function attemptOutcomes(p: CoordProject, runId: string): Promise<string[]> {
+  const dir = join(p.dir, ".niceeval/record/runs", runId, "attempts");
+  const out: string[] = [];
+  for (const path of (await tree(dir)).filter((path) => path.endsWith("/attempt.json"))) {
+    const attempt = JSON.parse(await Deno.readTextFile(join(dir, path)));
+    out.push(`${attempt.evalId} ${attempt.outcome}`);
+  }
+  return out.sort();
+}
 
 for (const [id, signal] of [["S124", "SIGINT"], ["S126", "SIGTERM"]] as const) {
   Deno.test(`${id} one ${signal} with 2 running and 5 queued interrupts, tears down and publishes exits 130`, async () => {
@@ -36,21 +78,58 @@ for (const [id, signal] of [["S124", "SIGINT"], ["S126", "SIGTERM"]] as const) {
   });
 }
 
+for (const [id, signal] of [["S124", "SIGINT"], ["S126", "SIGTERM"]] as const) {
+  Deno.test(`${id} one ${signal} runs every finalizer: sandbox stop, teardown, registration, lease release; seals the finished Attempt exits 130`, async () => {
+    await using p = await coordProject();
+    await p.set("hold-attempt-two");
+    await using a = p.start(["exp", "boxed", "--json"], "A");
+    await p.waitForMark((m) => m.event === "attempt-two-held", "steps/0001 runs, steps/0000 ended");
+    const sandboxRoots = async () => (await tree(p.sandboxDir)).filter((x) => /^[^/]+\/$/.test(x));
+    assert.equal((await sandboxRoots()).length, 1, "one pooled sandbox exists");
+    a.child.kill(signal);
+    const done = await a.finished();
+    assert.equal(done.code, 130, done.stderr);
+    const events = ndjson(done.stdout);
+    assert.deepEqual(
+      events.filter((e) => e.type === "attempt_end").map((e) => [e.evalId, e.outcome]),
+      [["steps/0000", "completed"], ["steps/0001", "interrupted"]],
+    );
+    assert.deepEqual(
+      events.filter((e) => e.type === "not_dispatched").map((e) => [e.evalId, e.reason]),
+      [["steps/0002", "interrupted"]],
+    );
+    const marks = marksOf(await p.marks(), "sandbox-stopped", "A");
+    assert.equal(marks.length, 1, "the pooled sandbox was stopped");
+    assert.deepEqual(await sandboxRoots(), [], "no sandbox remains");
+    assert.equal(marksOf(await p.marks(), "teardown-end", "A").length, 1);
+    assert.deepEqual(await tree(join(p.dir, TEARDOWNS)), [], "the registration is removed");
+    assert.ok((await leaseNames(p)).includes("released-0000000001.json"), "the lease is released");
+    const receipt = events.at(-1)!;
+    assert.deepEqual([receipt.completion, receipt.exitCode], ["interrupted", 130]);
+    const [runId] = receipt.runIds as string[];
+    assert.ok((await tree(join(p.dir, ".niceeval/record/runs"))).includes(`${runId}/complete`));
+    assert.deepEqual(await attemptOutcomes(p, runId!), [
+      "steps/0000 completed",
+      "steps/0001 interrupted",
+    ]);
+    await p.clear("hold-attempt-two");
+    const next = await p.exec(["exp", "boxed", "--json"], "B");
+    assert.equal(next.code, 0, next.stderr);
+    const start = ndjson(next.stdout)[0]!;
+    assert.deepEqual([start.reused, start.toRun], [1, 2], "the sealed Attempt is carried");
+  });
+}
+
 Deno.test("S125 a second SIGINT during a slow teardown exits 130 promptly, keeps the registration, and the next run recovers it", async () => {
   await using p = await coordProject();
   await p.set("hold-teardown");
   await using a = p.start(["exp", "hooks", "steps/0001", "--json"], "A");
   await p.waitForMark((m) => m.tag === "A" && m.event === "teardown-held", "A's teardown runs");
-  a.child.kill("SIGINT");
-  await a.waitForEvent((e) => e.type === "interrupted", "the first signal is seen");
-  // The signal relay ignores a repeat of the same signal within 250 ms (toolchain.md §10.5.2).
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  const second = Date.now();
-  a.child.kill("SIGINT");
+  const second = await interruptTwiceAfter(a, p);
   const done = await a.finished();
   const elapsed = Date.now() - second;
   assert.equal(done.code, 130, done.stderr);
-  assert.ok(elapsed < 12_000, `exited ${elapsed} ms after the second signal`);
+  assert.ok(elapsed < FORCED_EXIT_BOUND_MS, `exited ${elapsed} ms after the second signal`);
   assert.equal(ndjson(done.stdout).at(-1)!.completion, "interrupted");
   assert.equal((await tree(join(p.dir, TEARDOWNS))).length, 1, "the registration remains");
   await p.clear("hold-teardown");
@@ -60,6 +139,35 @@ Deno.test("S125 a second SIGINT during a slow teardown exits 130 promptly, keeps
     .filter((m) => String(m.detail?.evals) === "steps/0001");
   assert.equal(recovered.length, 1);
   assert.ok(b.stdout.includes('"orphan-teardown-ran"'));
+});
+
+Deno.test("S125 a second SIGINT while a sandbox stops force-removes it, skips the teardown, keeps the registration and retains the lease exits 130", async () => {
+  await using p = await coordProject();
+  await p.set("hold-attempt");
+  await p.set("hold-sandbox-stop");
+  await using a = p.start(["exp", "boxed", "--json"], "A");
+  await p.waitForMark((m) => m.tag === "A" && m.event === "attempt-held", "A runs an Attempt");
+  const second = await interruptTwiceAfter(a, p, "sandbox-stop-held");
+  const done = await a.finished();
+  const elapsed = Date.now() - second;
+  assert.equal(done.code, 130, done.stderr);
+  assert.ok(elapsed < FORCED_EXIT_BOUND_MS, `exited ${elapsed} ms after the second signal`);
+  assert.equal(ndjson(done.stdout).at(-1)!.completion, "interrupted");
+  assert.deepEqual((await tree(p.sandboxDir)).filter((x) => /^[^/]+\/$/.test(x)), [], "removed");
+  assert.deepEqual(marksOf(await p.marks(), "teardown-start"), [], "the teardown never started");
+  assert.equal((await tree(join(p.dir, TEARDOWNS))).length, 1, "the registration remains");
+  const lease = await leaseNames(p);
+  assert.ok(lease.includes("owner-0000000001.json"));
+  assert.ok(!lease.includes("released-0000000001.json"), "the lease is not released");
+  await p.clear("hold-sandbox-stop");
+  await p.clear("hold-attempt");
+  const inspect = await p.exec(
+    ["exp", "boxed", "--teardown", "--recover-shared-state", "db/main"],
+    "T",
+  );
+  assert.equal(inspect.code, 1);
+  assert.match(inspect.stdout, /^state {2,}retained$/m);
+  assert.match(inspect.stdout, /^lock {2,}free$/m);
 });
 
 Deno.test("S128 exit codes: 0 all passed, 1 one failed, 2 an invalid Experiment, 3 an internal defect after teardown", async (t) => {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { sha256Hex } from "../../src/_shared/mod.ts";
-import { alive, coordProject, quietTree, tree } from "./_coordination.ts";
+import { alive, coordProject, flockFree, quietTree, tree } from "./_coordination.ts";
 
 Deno.test("S31 exp --dry with a held root and a held key prints the plan at once and creates nothing exits 0", async () => {
   await using p = await coordProject();
@@ -36,33 +36,43 @@ Deno.test("niceeval list, exp list, show and exp --dry never create .niceeval/ (
   assert.deepEqual(await tree(p.stateDir), []);
 });
 
-Deno.test("S166 a SIGKILLed niceeval whose child lives on leaves every flock free: root, lease, registration", async () => {
+Deno.test("S166 a SIGKILLed niceeval whose child lives on leaves every flock free: root, slot, lease, registration", async () => {
   await using p = await coordProject();
-  await p.set("spawn-child");
+  // The child starts in the sandbox's setup hook: after the root, the lease, the registration
+  // and the machine slot were all taken, so it could have inherited every one of them.
+  await p.set("spawn-child-sandbox");
   await p.set("hold-attempt");
-  const a = p.start(["exp", "shared", "--json"], "A");
+  const a = p.start(["exp", "boxed", "--json"], "A");
   const child = await p.waitForMark((m) => m.event === "child", "A spawned a child");
   await p.waitForMark((m) => m.event === "attempt-held", "A runs an Attempt");
   const grandchild = Number(child.detail?.pid);
   try {
+    const slot = join(p.stateDir, "slots", "local", "slot-0.lock");
+    const registrations = join(p.dir, ".niceeval", "coordination", "teardowns");
+    const [registration] = await tree(registrations);
+    assert.ok(registration, "A registered its teardown");
+    assert.equal(await flockFree(slot), false, "A holds the machine slot");
+    assert.equal(await flockFree(join(registrations, registration)), false);
     a.child.kill("SIGKILL");
     await a.finished();
     assert.ok(alive(grandchild), "the child outlives its parent");
-    await p.clear("spawn-child");
+    await p.clear("spawn-child-sandbox");
     await p.clear("hold-attempt");
+    assert.equal(await flockFree(slot), true, "the machine slot is free");
+    assert.equal(await flockFree(join(registrations, registration)), true);
     const clean = await p.run(["clean"]);
     assert.equal(clean.code, 0, `the root lock is free: ${clean.stderr}`);
     const inspect = await p.run([
       "exp",
-      "shared",
+      "boxed",
       "--teardown",
       "--recover-shared-state",
       "db/main",
     ]);
     assert.match(inspect.stdout, /^lock {2,}free$/m);
     assert.match(inspect.stdout, /^state {2,}retained$/m);
-    const teardown = await p.exec(["exp", "shared", "--teardown"], "T");
-    assert.equal(teardown.stdout, "shared  ran for 1 orphaned registration(s)\n");
+    const teardown = await p.exec(["exp", "boxed", "--teardown"], "T");
+    assert.equal(teardown.stdout, "boxed  ran for 1 orphaned registration(s)\n");
   } finally {
     Deno.kill(grandchild, "SIGKILL");
   }

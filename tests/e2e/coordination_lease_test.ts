@@ -10,6 +10,7 @@ import {
   holdsFor,
   type Mark,
   marksOf,
+  type Running,
   tree,
 } from "./_coordination.ts";
 
@@ -45,12 +46,12 @@ function waitingNotices(stdout: string): Record<string, unknown>[] {
   return ndjson(stdout).filter((e) => e.code === "state-lease-waiting");
 }
 
-Deno.test("S76 two processes with one key never overlap and the waiter emits one notice exits 0", async () => {
+Deno.test("S76 two processes with one key never overlap, the waiter emits one notice and creates no sandbox before the release exits 0", async () => {
   await using p = await coordProject();
   await p.set("hold-attempt-A");
-  await using a = p.start(["exp", "shared", "--json"], "A");
+  await using a = p.start(["exp", "boxed", "--json"], "A");
   await p.waitForMark((m) => m.tag === "A" && m.event === "attempt-held", "A holds the lease");
-  await using b = p.start(["exp", "shared", "--record", "rb", "--json"], "B");
+  await using b = p.start(["exp", "boxed", "--record", "rb", "--json"], "B");
   await b.waitForEvent((e) => e.code === "state-lease-waiting", "B waits");
   await p.clear("hold-attempt-A");
   const [doneA, doneB] = [await a.finished(), await b.finished()];
@@ -59,14 +60,24 @@ Deno.test("S76 two processes with one key never overlap and the waiter emits one
   const notices = waitingNotices(doneB.stdout);
   assert.equal(notices.length, 1);
   assert.deepEqual(notices[0]!.data, {
-    experimentId: "shared",
+    experimentId: "boxed",
     sharedStateKey: KEY,
     retained: false,
   });
-  assert.deepEqual(windows(await p.marks()), ["A", "B"]);
+  const marks = await p.marks();
+  assert.deepEqual(windows(marks), ["A", "B"]);
+  const released = Date.parse(
+    String((await leaseRecord(p, "released-0000000001.json")).releasedAt),
+  );
+  const created = marksOf(marks, "sandbox-created", "B").map((m) => Number(m.detail?.at));
+  assert.ok(created.length > 0, "B created its sandbox");
+  assert.ok(
+    created.every((at) => at >= released),
+    `B created a sandbox at ${created} before A released at ${released}`,
+  );
   const owner2 = await leaseRecord(p, "owner-0000000002.json");
   assert.equal(owner2.pid, b.pid, "B took the generation after A's release");
-  assert.ok((await leaseNames(p)).includes("released-0000000001.json"));
+  assert.ok(Date.parse(String(owner2.acquiredAt)) >= released);
 });
 
 Deno.test("S79 a waiter executes its own plan and carries nothing the holder published exits 0", async () => {
@@ -86,32 +97,55 @@ Deno.test("S79 a waiter executes its own plan and carries nothing the holder pub
   assert.ok(events.filter((e) => e.type === "eval").every((e) => e.reused === 0));
 });
 
-Deno.test("S80 a failed cleanup retains the lease, records it without the token, and a later run waits on retained", async () => {
+Deno.test("S80 a failed pooled-sandbox stop retains the lease, records it without the token, and a later run waits on retained", async () => {
   await using p = await coordProject();
-  await p.set("fail-teardown-A");
-  const a = await p.exec(["exp", "shared", "--json"], "A");
+  await p.set("fail-sandbox-stop-A");
+  const a = await p.exec(["exp", "boxed", "--json"], "A");
   assert.equal(a.code, 0, a.stderr);
+  assert.equal(marksOf(await p.marks(), "sandbox-stopped", "A").length, 1);
   const names = await leaseNames(p);
+  assert.ok(names.includes("owner-0000000001.json"));
   assert.ok(!names.includes("released-0000000001.json"));
   const receipt = ndjson(a.stdout).at(-1)!;
   const [runId] = receipt.runIds as string[];
   const run = JSON.parse(await p.read(`.niceeval/record/runs/${runId}/run.json`));
+  const codes = run.diagnostics.map((d: { code: string }) => d.code);
+  assert.ok(codes.includes("sandbox-reuse-cleanup-failed"), JSON.stringify(codes));
   const diagnostic = run.diagnostics.find((d: { code: string }) =>
     d.code === "state-lease-recovery-required"
   );
   assert.deepEqual(diagnostic.data, {
-    experimentId: "shared",
+    experimentId: "boxed",
     sharedStateKey: KEY,
     reason: "cleanup-failed",
   });
   const token = String((await leaseRecord(p, "owner-0000000001.json")).ownerToken);
   assert.ok(!JSON.stringify(run).includes(token));
-  await using b = p.start(["exp", "shared", "--record", "rb", "--json"], "B");
+  assert.ok(!a.stdout.includes(token), "the live output never shows the token either");
+  await using b = p.start(["exp", "boxed", "--record", "rb", "--json"], "B");
   const notice = await b.waitForEvent((e) => e.code === "state-lease-waiting", "B waits");
   assert.equal((notice.data as { retained: boolean }).retained, true);
   b.child.kill("SIGINT");
   assert.equal((await b.finished()).code, 130);
   assert.deepEqual(marksOf(await p.marks(), "setup-start", "B"), []);
+});
+
+Deno.test("niceeval exp: a failing experiment teardown retains the lease with cleanup-failed exits 0", async () => {
+  await using p = await coordProject();
+  await p.set("fail-teardown-A");
+  const a = await p.exec(["exp", "shared", "--json"], "A");
+  assert.equal(a.code, 0, a.stderr);
+  assert.ok(!(await leaseNames(p)).includes("released-0000000001.json"));
+  const retained = ndjson(a.stdout).filter((e) => e.code === "state-lease-recovery-required");
+  assert.deepEqual(retained.map((e) => e.data), [
+    { experimentId: "shared", sharedStateKey: KEY, reason: "cleanup-failed" },
+  ]);
+  const inspect = await p.exec(
+    ["exp", "shared", "--teardown", "--recover-shared-state", KEY],
+    "T",
+  );
+  assert.equal(inspect.code, 1);
+  assert.match(inspect.stdout, /^state {2,}retained$/m);
 });
 
 Deno.test("S81 a SIGSTOPped holder never lets a waiter in; after SIGCONT and its end the waiter acquires exits 0", async () => {
@@ -124,8 +158,14 @@ Deno.test("S81 a SIGSTOPped holder never lets a waiter in; after SIGCONT and its
   a.child.kill("SIGSTOP");
   try {
     await p.clear("hold-attempt-A");
-    const bOutside = async () => marksOf(await p.marks(), "setup-start", "B").length === 0;
-    await holdsFor(bOutside, "B stays outside while A is stopped", 2 * LEASE_POLL_MS + 500);
+    // B re-checks the key every LEASE_POLL_MS; a stopped owner keeps its flock, so no poll in
+    // this window may let B write an owner record or start its lifecycle.
+    const bOutside = async () =>
+      !(await leaseNames(p)).includes("owner-0000000002.json") &&
+      (await p.marks()).every((m) => m.tag !== "B") &&
+      !b.events().some((e) => e.type === "experiment_setup" || e.type === "attempt_start") &&
+      !b.exited;
+    await holdsFor(bOutside, "B stays outside while A is stopped", 3 * LEASE_POLL_MS + 500);
   } finally {
     a.child.kill("SIGCONT");
   }
@@ -182,20 +222,66 @@ Deno.test("S90 an owner's surviving child keeps no flock: after SIGKILL the key 
   }
 });
 
+/**
+ * One round of four contenders, each on its own root. The round's first process takes the key
+ * and holds it in `setup` until the other three, started one after another, all wait for it, so
+ * every window but the round's last has waiters polling for the key (their poll phases spread
+ * over their start times).
+ */
+async function contendedRound(p: CoordProject, round: number): Promise<void> {
+  const order = [0, 1, 2, 3].map((i) => (i + round) % 4);
+  const start = (i: number) =>
+    p.start(
+      ["exp", "shared", "--record", `r${i}`, "--rerun", "all", "--json"],
+      `P${i}`,
+      { COORD_SETUP_MS: "300" },
+    );
+  await p.set("hold-setup");
+  const children: Running[] = [];
+  try {
+    children.push(start(order[0]!));
+    await p.waitForMark(
+      (m) => m.pid === children[0]!.pid && m.event === "setup-held",
+      `round ${round}: P${order[0]} holds the key`,
+    );
+    for (const i of order.slice(1)) {
+      const child = start(i);
+      children.push(child);
+      await child.waitForEvent(
+        (e) => e.code === "state-lease-waiting",
+        `round ${round}: P${i} waits`,
+      );
+    }
+    await p.clear("hold-setup");
+    for (const [n, child] of children.entries()) {
+      const done = await child.finished();
+      assert.equal(done.code, 0, done.stderr);
+      assert.equal(waitingNotices(done.stdout).length, n === 0 ? 0 : 1);
+    }
+  } finally {
+    for (const child of children) await child[Symbol.asyncDispose]();
+  }
+}
+
 Deno.test("niceeval exp: four processes contending for one key over many rounds never overlap exits 0", async () => {
   await using p = await coordProject();
-  const rounds = 3;
-  const contender = async (i: number) => {
-    for (let round = 0; round < rounds; round++) {
-      const args = ["exp", "shared", "--record", `r${i}`, "--rerun", "all", "--json"];
-      const done = await p.exec(args, `P${i}`, { COORD_SETUP_MS: "300" });
-      assert.equal(done.code, 0, done.stderr);
-    }
-  };
-  await Promise.all([0, 1, 2, 3].map(contender));
-  const held = windows(await p.marks());
+  const rounds = 4;
+  for (let round = 0; round < rounds; round++) await contendedRound(p, round);
+  const marks = await p.marks();
+  const held = windows(marks);
   assert.equal(held.length, 4 * rounds);
+  for (let i = 0; i < 4; i++) assert.equal(held.filter((tag) => tag === `P${i}`).length, rounds);
   const names = await leaseNames(p);
   assert.equal(names.filter((n) => n.startsWith("owner-")).length, 4 * rounds);
   assert.equal(names.filter((n) => n.startsWith("released-")).length, 4 * rounds);
+  // Generation g went to the g-th window's process, which took it after g − 1 was released.
+  const openers = marksOf(marks, "setup-start").map((m) => m.pid);
+  let releasedBefore = -Infinity;
+  for (let g = 1; g <= 4 * rounds; g++) {
+    const file = (kind: string) => `${kind}-${String(g).padStart(10, "0")}.json`;
+    const owner = await leaseRecord(p, file("owner"));
+    assert.equal(owner.pid, openers[g - 1], `owner of generation ${g}`);
+    assert.ok(Date.parse(String(owner.acquiredAt)) >= releasedBefore, `generation ${g}`);
+    releasedBefore = Date.parse(String((await leaseRecord(p, file("released"))).releasedAt));
+  }
 });
