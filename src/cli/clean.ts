@@ -21,7 +21,8 @@ export async function runClean(io: Io, options: { record?: string }): Promise<nu
     hostname: io.hostname,
     startedAt: isoTime(io.clock.now()),
   });
-  const { unpublished } = await new RecordReader(root).scan();
+  // Markers only: a damaged published Run is left alone and never blocks the cleanup (REC-11).
+  const { unpublished } = await new RecordReader(root).markers();
   for (const name of unpublished) await Deno.remove(join(root, "runs", name), { recursive: true });
   const temps = await tempFiles(root);
   for (const path of temps) await Deno.remove(path);

@@ -41,6 +41,7 @@ export function openInvocation(
     invocationId: id,
     startedAt,
     rerun: options.rerun,
+    timeoutMs: options.timeoutMs,
   });
   const ctx = {
     io,
@@ -97,7 +98,12 @@ function startDiagnostics(planned: PlannedRun, recordRoot: string, at: number): 
 function runSpecsOf(
   planned: PlannedRun,
   runIds: readonly string[],
-  info: { invocationId: string; startedAt: number; rerun: ExpOptions["rerun"] },
+  info: {
+    invocationId: string;
+    startedAt: number;
+    rerun: ExpOptions["rerun"];
+    timeoutMs: number | undefined;
+  },
 ): RunSpec[] {
   const { plan, identity } = planned;
   return plan.experiments.map((experiment, i) => {
@@ -135,7 +141,9 @@ function runSpecsOf(
         options: {
           attempts: experiment.attempts,
           earlyExit: experiment.earlyExit,
-          timeoutMs: def.timeoutMs ?? null,
+          // The Run-wide deadline: --timeout, else the experiment's (TIME-1); an eval's own
+          // timeout applies below these, per slot.
+          timeoutMs: info.timeoutMs ?? def.timeoutMs ?? null,
           budgetUSD: experiment.budgetUSD,
           rerun: info.rerun,
         },

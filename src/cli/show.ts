@@ -143,10 +143,7 @@ async function runsScope(
     const run = findRun(id, runs);
     const runRows: ShowRow[] = [];
     for (const slot of run.doc.expectedSlots) {
-      const member = await reader.member(run, slot.slotId);
-      const stored = member.attempt
-        ? await reader.attempt(member.attempt.originRunId, member.attempt.attemptId)
-        : null;
+      const { member, stored } = await reader.slot(run, slot);
       runRows.push({
         experimentId: run.doc.experimentId,
         evalId: slot.evalId,
@@ -199,10 +196,8 @@ async function attemptScope(
 ): Promise<[Record<string, unknown>, string[]]> {
   const found: { run: PublishedRun; attemptId: string }[] = [];
   for (const run of runs) {
-    for await (const entry of Deno.readDir(`${run.dir}/attempts`)) {
-      if (entry.isDirectory && locatorOf(entry.name) === locator) {
-        found.push({ run, attemptId: entry.name });
-      }
+    for (const attemptId of await attemptIds(run)) {
+      if (locatorOf(attemptId) === locator) found.push({ run, attemptId });
     }
   }
   if (found.length === 0) {
@@ -265,6 +260,19 @@ async function attemptScope(
     },
     attemptViewLines(view),
   ];
+}
+
+/** The Attempt directories of a published Run; a Run that executed nothing may have none. */
+async function attemptIds(run: PublishedRun): Promise<string[]> {
+  const ids: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(`${run.dir}/attempts`)) {
+      if (entry.isDirectory) ids.push(entry.name);
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return ids;
 }
 
 function attemptOf(

@@ -10,7 +10,6 @@ import type {
   RerunTier,
   RunReason,
 } from "../plan/mod.ts";
-import { slotIdOf } from "./ids.ts";
 import type { PublishedRun, RecordReader, StoredAttempt } from "./reader.ts";
 import type { RunDoc } from "./schema.ts";
 
@@ -69,9 +68,8 @@ export async function loadCandidates(
   const out = new Map<string, { run: PublishedRun; ordinals: Map<number, Candidate> }>();
   for (const [key, source] of sources) out.set(key, { run: source.run, ordinals: new Map() });
   await forEachBounded(work, CANDIDATE_READS, async ({ key, source, slot }) => {
-    const member = await reader.member(source.run, slotIdOf(slot.evalId, slot.ordinal));
+    const { member, stored } = await reader.slot(source.run, slot);
     const ref = member.attempt;
-    const stored = ref ? await reader.attempt(ref.originRunId, ref.attemptId) : null;
     out.get(key)!.ordinals.set(slot.ordinal, {
       run: source.run,
       ordinal: slot.ordinal,
@@ -180,7 +178,8 @@ export function carryDecider(
     if (tier === "all" || (tier === "failed" && verdict === "failed")) {
       return run("rerun-tier", null, source);
     }
-    if (timeoutMs !== null && c.stored.doc.durationMs > timeoutMs) {
+    // The measured duration is the time that counted against the deadline (TIME-2).
+    if (timeoutMs !== null && c.stored.doc.timedMs > timeoutMs) {
       return run("duration-exceeds-timeout", null, source);
     }
     return { action: "carry", source };

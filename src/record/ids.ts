@@ -3,7 +3,8 @@ import { UsageError } from "../_shared/mod.ts";
 import { sha256Hex } from "../_shared/mod.ts";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-const LOCATOR_REGEXP = /^@?1([0-9A-Za-z]{12})$/;
+/** `@` (optional), the version digit `1` (typed as I or L too), then 12 characters. */
+const LOCATOR_REGEXP = /^@?[1IiLl]([0-9A-Za-z]{12})$/;
 
 /** `<first 16 hex of SHA-256(evalId)>-<ordinal, 4 digits>`. */
 export function slotIdOf(evalId: string, ordinal: number): string {

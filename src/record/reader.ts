@@ -19,6 +19,7 @@ import {
   type RunDoc,
 } from "./schema.ts";
 import { SCHEMA_VERSION } from "./documents.ts";
+import { slotIdOf } from "./ids.ts";
 import type { ZodType } from "zod";
 
 /** A published Run. */
@@ -50,6 +51,7 @@ export class RecordReader {
   readonly root: string;
   readonly #limit = pLimit(16);
   #scan: Promise<RecordScan> | undefined;
+  #publishedIds: Promise<ReadonlySet<string>> | undefined;
   readonly #attempts = new Map<string, Promise<StoredAttempt>>();
 
   constructor(root: string) {
@@ -62,7 +64,29 @@ export class RecordReader {
     return this.#scan;
   }
 
+  /**
+   * The Run directories by their `complete` marker alone, reading no Run document: what `clean`
+   * needs, so that a damaged published Run never stops the removal of unpublished ones.
+   */
+  async markers(): Promise<{ readonly published: string[]; readonly unpublished: string[] }> {
+    const names = await this.#runNames();
+    const marked = await Promise.all(
+      names.map((name) => this.#limit(() => isPublished(join(this.root, "runs", name)))),
+    );
+    return {
+      published: names.filter((_, i) => marked[i]),
+      unpublished: names.filter((_, i) => !marked[i]),
+    };
+  }
+
   async #doScan(): Promise<RecordScan> {
+    const { published, unpublished } = await this.markers();
+    const runs = await Promise.all(published.map((name) => this.#limit(() => this.#readRun(name))));
+    return { runs, unpublished };
+  }
+
+  /** Checks `record.json` (REC-2, REC-11), then lists the Run directories, sorted. */
+  async #runNames(): Promise<string[]> {
     const recordPath = join(this.root, "record.json");
     const record = await readJson(recordPath, this.root, null).catch((error) => {
       if (error instanceof Deno.errors.NotFound) return undefined;
@@ -87,22 +111,11 @@ export class RecordReader {
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
-    names.sort();
-    const checked = await Promise.all(names.map((name) => this.#limit(() => this.#readRun(name))));
-    return {
-      runs: checked.filter((r): r is PublishedRun => r !== undefined),
-      unpublished: names.filter((_, i) => checked[i] === undefined),
-    };
+    return names.sort();
   }
 
-  async #readRun(name: string): Promise<PublishedRun | undefined> {
+  async #readRun(name: string): Promise<PublishedRun> {
     const dir = join(this.root, "runs", name);
-    try {
-      const info = await Deno.lstat(join(dir, "complete"));
-      if (!info.isFile || info.size !== 0) return undefined;
-    } catch {
-      return undefined;
-    }
     const doc = await readDoc(join(dir, "run.json"), RUN_SCHEMA, this.root, dir);
     if (doc.runId !== name) {
       throw invalid(
@@ -116,14 +129,74 @@ export class RecordReader {
     if (!Number.isFinite(startedAtMs)) {
       throw invalid(this.root, join(dir, "run.json"), dir, "startedAt is not a date");
     }
+    const wrong = doc.expectedSlots.findIndex((s) => s.slotId !== slotIdOf(s.evalId, s.ordinal));
+    if (wrong >= 0) {
+      throw invalid(
+        this.root,
+        join(dir, "run.json"),
+        dir,
+        `expectedSlots.${wrong}.slotId does not match its evalId and ordinal`,
+      );
+    }
     return { runId: name, dir, doc, startedAtMs };
   }
 
   /** The member of `slotId` in a published Run; a missing member makes the Run invalid. */
   member(run: PublishedRun, slotId: string): Promise<MemberDoc> {
-    return this.#limit(() =>
-      readDoc(join(run.dir, "members", `${slotId}.json`), MEMBER_SCHEMA, this.root, run.dir)
-    );
+    return this.#limit(async () => {
+      const path = join(run.dir, "members", `${slotId}.json`);
+      const doc = await readDoc(path, MEMBER_SCHEMA, this.root, run.dir);
+      const problem = memberProblem(doc, slotId, run.runId);
+      if (problem) throw invalid(this.root, path, run.dir, problem);
+      return doc;
+    });
+  }
+
+  /**
+   * The member of one expected slot of a published Run and the Attempt it references, checked
+   * against each other: the member belongs to the slot, a reference points into a published Run,
+   * and the Attempt is the slot's (experiment, eval, ordinal). Anything else makes the Run invalid,
+   * naming the member file.
+   */
+  async slot(
+    run: PublishedRun,
+    slot: { readonly slotId: string; readonly evalId: string; readonly ordinal: number },
+  ): Promise<{ readonly member: MemberDoc; readonly stored: StoredAttempt | null }> {
+    const member = await this.member(run, slot.slotId);
+    const path = join(run.dir, "members", `${slot.slotId}.json`);
+    if (member.evalId !== slot.evalId || member.ordinal !== slot.ordinal) {
+      throw invalid(
+        this.root,
+        path,
+        run.dir,
+        `names ${member.evalId}#${member.ordinal}, but run.json expects ${slot.evalId}#${slot.ordinal}`,
+      );
+    }
+    const ref = member.attempt;
+    if (!ref) return { member, stored: null };
+    this.#publishedIds ??= this.scan().then(({ runs }) => new Set(runs.map((r) => r.runId)));
+    if (ref.originRunId !== run.runId && !(await this.#publishedIds).has(ref.originRunId)) {
+      throw invalid(
+        this.root,
+        path,
+        run.dir,
+        `references Attempt ${ref.attemptId} of run ${ref.originRunId}, which is not a published Run`,
+      );
+    }
+    const stored = await this.attempt(ref.originRunId, ref.attemptId);
+    const d = stored.doc;
+    if (
+      d.experimentId !== run.doc.experimentId || d.evalId !== slot.evalId ||
+      d.ordinal !== slot.ordinal
+    ) {
+      throw invalid(
+        this.root,
+        path,
+        run.dir,
+        `references Attempt ${ref.attemptId} of ${d.experimentId} · ${d.evalId}#${d.ordinal}, not of this slot`,
+      );
+    }
+    return { member, stored };
   }
 
   /** An executed Attempt of `originRunId`, with its verdict recomputed from its assertions. */
@@ -140,13 +213,25 @@ export class RecordReader {
   async #readAttempt(originRunId: string, attemptId: string): Promise<StoredAttempt> {
     const runDir = join(this.root, "runs", originRunId);
     const dir = join(runDir, "attempts", attemptId);
-    const doc = await readDoc(join(dir, "attempt.json"), ATTEMPT_SCHEMA, this.root, runDir);
+    const path = join(dir, "attempt.json");
+    const doc = await readDoc(path, ATTEMPT_SCHEMA, this.root, runDir);
+    if (doc.attemptId !== attemptId || doc.originRunId !== originRunId) {
+      throw invalid(
+        this.root,
+        path,
+        runDir,
+        `names Attempt ${doc.attemptId} of run ${doc.originRunId}, not its own directory`,
+      );
+    }
     const assertions = await readDoc(
       join(dir, "assertions.json"),
       ASSERTIONS_SCHEMA,
       this.root,
       runDir,
     );
+    // Nothing in a verdict comes from events.json, but an Attempt that is reused or reported must
+    // be whole: a damaged transcript fails here, not later in `show @<locator>`.
+    await readDoc(join(dir, "events.json"), EVENTS_SCHEMA, this.root, runDir);
     return { doc, verdict: verdictOf(doc, assertions), dir };
   }
 
@@ -168,6 +253,33 @@ export class RecordReader {
       this.root,
       join(stored.dir, "..", ".."),
     ) as Promise<Record<string, unknown>>;
+  }
+}
+
+/** REC-10: a Run is published iff `complete` is a zero-byte regular file. */
+async function isPublished(dir: string): Promise<boolean> {
+  try {
+    const info = await Deno.lstat(join(dir, "complete"));
+    return info.isFile && info.size === 0;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+/** Why a member document contradicts its file name or REC-5, or undefined when it does not. */
+function memberProblem(doc: MemberDoc, slotId: string, runId: string): string | undefined {
+  if (doc.slotId !== slotId) return `slotId "${doc.slotId}" does not match its file name`;
+  const ref = doc.attempt;
+  switch (doc.action) {
+    case "executed":
+      return ref?.originRunId === runId ? undefined : "an executed member must reference this Run";
+    case "carried":
+      return ref && ref.originRunId !== runId
+        ? undefined
+        : "a carried member must reference another Run";
+    default:
+      return ref === null ? undefined : `a ${doc.action} member must not reference an Attempt`;
   }
 }
 

@@ -116,7 +116,10 @@ export const ASSERTIONS_SCHEMA = z.object({
 export const EVENTS_SCHEMA = z.object({
   format: z.literal("niceeval.events"),
   schemaVersion: z.literal(1),
-  turns: z.array(z.unknown()),
+  turns: z.array(z.object({}).loose()),
+  phases: z.array(z.unknown()),
+  diagnostics: z.array(z.unknown()),
+  logs: z.array(z.unknown()),
 }).loose();
 
 /** A parsed run document. */

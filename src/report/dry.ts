@@ -55,7 +55,9 @@ function groupRows(plan: Plan): PlannedSlot[][] {
   );
   for (const slot of ordered) {
     const key = `${slot.experimentIndex}\u0000${slot.evalId}`;
-    rows.set(key, [...(rows.get(key) ?? []), slot]);
+    let row = rows.get(key);
+    if (!row) rows.set(key, row = []);
+    row.push(slot);
   }
   return [...rows.values()];
 }

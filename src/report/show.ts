@@ -42,24 +42,30 @@ export function jsonRow(row: ShowRow): Record<string, unknown> {
 
 /** Project-current scope (CMD-12): one block per experiment, then the coverage section. */
 export function currentLines(rows: readonly ShowRow[], experimentIds: readonly string[]): string[] {
-  const blocks = experimentIds.map((id) => ({
-    id,
-    rows: rows.filter((r) => r.experimentId === id),
-  }));
-  const expWidth = Math.max(0, ...blocks.map((b) => b.id.length));
-  const evalIds = (r: readonly ShowRow[]) => [...new Set(r.map((x) => x.evalId))];
-  const evalWidth = Math.max(0, ...rows.map((r) => r.evalId.length));
-  const texts = blocks.flatMap((b) =>
-    evalIds(b.rows).map((e) => evalText(b.rows.filter((r) => r.evalId === e)))
+  // One pass groups the rows (experiment, then eval in first-seen order): linear in the rows.
+  const byExperiment = new Map<string, Map<string, ShowRow[]>>(
+    experimentIds.map((id) => [id, new Map()]),
   );
-  const textWidth = Math.max(0, ...texts.map((t) => t.length));
+  for (const row of rows) {
+    const evals = byExperiment.get(row.experimentId);
+    if (!evals) continue;
+    let list = evals.get(row.evalId);
+    if (!list) evals.set(row.evalId, list = []);
+    list.push(row);
+  }
+  const blocks = experimentIds.map((id) => ({ id, evals: [...byExperiment.get(id)!] }));
+  const expWidth = Math.max(0, ...blocks.map((b) => b.id.length));
+  const evalWidth = Math.max(0, ...blocks.flatMap((b) => b.evals.map(([e]) => e.length)));
+  const texts = new Map<ShowRow[], string>();
+  for (const b of blocks) for (const [, list] of b.evals) texts.set(list, evalText(list));
+  const textWidth = Math.max(0, ...[...texts.values()].map((t) => t.length));
   const lines: string[] = [];
   for (const block of blocks) {
-    lines.push(`${block.id.padEnd(expWidth)}  ${experimentText(block.rows)}`.trimEnd());
-    for (const evalId of evalIds(block.rows)) {
-      const evalRows = block.rows.filter((r) => r.evalId === evalId);
-      const latest = [...evalRows].reverse().find((r) => r.attempt !== null)?.attempt;
-      const text = evalText(evalRows);
+    const blockRows = block.evals.flatMap(([, list]) => list);
+    lines.push(`${block.id.padEnd(expWidth)}  ${experimentText(blockRows)}`.trimEnd());
+    for (const [evalId, evalRows] of block.evals) {
+      const latest = evalRows.findLast((r) => r.attempt !== null)?.attempt;
+      const text = texts.get(evalRows)!;
       lines.push(
         `  ${evalId.padEnd(evalWidth)}  ${
           latest ? `${text.padEnd(textWidth)}  ${locatorOf(latest.attemptId)}` : text

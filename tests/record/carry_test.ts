@@ -6,14 +6,17 @@ import {
   loadCandidates,
   RecordReader,
 } from "../../src/record/mod.ts";
-import type { RerunTier } from "../../src/plan/mod.ts";
+import { buildPlan, type RerunTier } from "../../src/plan/mod.ts";
+import { createPanelState, reducePanel } from "../../src/panel/mod.ts";
 import { CONFIG_A, CONFIG_B, digestFor, INPUT_1, INPUT_2, writeRun } from "../_fakes/record.ts";
 import { result } from "../_fakes/results.ts";
+import { fakeSelection } from "../_fakes/plan.ts";
+import { startRun } from "../scheduler/_harness.ts";
 
 const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
 const exec = (attemptId: string, verdict: "passed" | "failed" | "errored", durationMs = 1000) => ({
   kind: "executed" as const,
-  result: result({ attemptId, verdict, endedAt: T0 + durationMs }),
+  result: result({ attemptId, verdict, endedAt: T0 + durationMs, timedMs: durationMs }),
 });
 
 function identity(configHash = CONFIG_A, inputFingerprint = INPUT_1): CurrentIdentity {
@@ -132,6 +135,58 @@ Deno.test("S135 carry is per ordinal: errored, not-dispatched and missing ordina
       "verdict-not-eligible",
       "new",
     ]);
+  }));
+
+Deno.test("S135 3 eligible of 5 ordinals and one errored: 2 run, live reused stays 3, passed and failed count only the new Attempts", () =>
+  withRoot(async (root) => {
+    await writeRun(root, {
+      runId: "r1",
+      experimentId: "exp",
+      startedAt: T0,
+      slots: [
+        { evalId: "e1", ordinal: 0, fill: exec("p0", "passed") },
+        { evalId: "e1", ordinal: 1, fill: exec("f1", "failed") },
+        { evalId: "e1", ordinal: 2, fill: exec("p2", "passed") },
+        { evalId: "e1", ordinal: 3, fill: exec("x3", "errored") },
+      ],
+    });
+    const candidates = await loadCandidates(new RecordReader(root), [{
+      experimentId: "exp",
+      evalId: "e1",
+    }]);
+    const selection = fakeSelection({ evals: ["e1"], experiments: [{ id: "exp" }] });
+    const plan = buildPlan(
+      selection,
+      { rerun: "none", attempts: 5 },
+      carryDecider(candidates, identity(), "none"),
+    );
+    assert.deepEqual(
+      plan.slots.map((s) => s.carry.action === "carry" ? "carry" : s.carry.reason),
+      ["carry", "carry", "carry", "verdict-not-eligible", "new"],
+    );
+    assert.deepEqual([plan.reused, plan.toRun], [3, 2]);
+    const run = startRun(plan, { cap: 2, script: () => ({ durationMs: 10, verdict: "passed" }) });
+    await run.finish();
+    assert.deepEqual(run.fake.started.map((a) => a.slot.ordinal).sort(), [3, 4]);
+    let state = createPanelState({
+      title: "niceeval exp",
+      startedAt: 0,
+      total: plan.total,
+      reused: plan.reused,
+      cap: 2,
+    });
+    for (const event of run.log.events) {
+      state = reducePanel(state, event);
+      assert.equal(state.counters.reused, 3, event.type);
+    }
+    const { passed, failed, errored, queued, running } = state.counters;
+    assert.deepEqual({ passed, failed, errored, queued, running }, {
+      passed: 2,
+      failed: 0,
+      errored: 0,
+      queued: 0,
+      running: 0,
+    });
   }));
 
 Deno.test("S136 a passed ordinal longer than the current timeout runs with duration-exceeds-timeout", () =>

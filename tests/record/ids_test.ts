@@ -22,6 +22,8 @@ Deno.test("parseLocator() is case-insensitive and maps O to 0 and I/L to 1", () 
   assert.equal(parseLocator("@17qk3m9xt2hc4"), "@17QK3M9XT2HC4");
   assert.equal(parseLocator("17QK3M9XT2HCO"), "@17QK3M9XT2HC0");
   assert.equal(parseLocator("@1ILQK3M9XT2HC"), "@111QK3M9XT2HC");
+  assert.equal(parseLocator("@l7qk3m9xt2hc4"), "@17QK3M9XT2HC4", "the version digit typed as L");
+  assert.equal(parseLocator("@I7QK3M9XT2HC4"), "@17QK3M9XT2HC4", "the version digit typed as I");
 });
 
 Deno.test("parseLocator() rejects anything else with malformed-locator", () => {

@@ -1,0 +1,121 @@
+/**
+ * Reuse identity (REC-4, CARRY-2): what enters the configuration hash and the input fingerprint,
+ * and what never does — labels, descriptions, credentials and scheduling settings.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { commandAgent, openAICompatibleAgent, scriptedAgent } from "../../src/agents/mod.ts";
+import {
+  defineEval,
+  defineExperiment,
+  type DiscoveredEval,
+  type DiscoveredExperiment,
+} from "../../src/discovery/mod.ts";
+import { configHashOf, FingerprintCache } from "../../src/record/mod.ts";
+
+type ExperimentOptions = Parameters<typeof defineExperiment>[0];
+
+const AGENT = scriptedAgent({ name: "a", script: [], fallback: { text: "hi" } });
+
+function experiment(
+  options: Partial<ExperimentOptions> = {},
+  extra: Record<string, unknown> = {},
+): DiscoveredExperiment {
+  const definition = defineExperiment({ agent: AGENT, ...options } as ExperimentOptions);
+  return {
+    id: "exp",
+    index: 0,
+    file: "experiments/exp.ts",
+    // Fields the definition cannot carry today (labels are a later option) are added as a
+    // future definition would hold them: identity must still ignore them.
+    definition: { ...definition, ...extra } as DiscoveredExperiment["definition"],
+  };
+}
+
+const BASE = configHashOf(experiment());
+
+Deno.test("configHashOf() ignores labels, descriptions and every scheduling setting (CARRY-2)", () => {
+  const same: [string, DiscoveredExperiment][] = [
+    ["labels", experiment({}, { labels: { team: "search", tier: 2 } })],
+    ["other labels", experiment({}, { labels: { team: "ranking" } })],
+    ["description", experiment({ description: "a new description" })],
+    ["attempts", experiment({ attempts: 5 })],
+    ["maxConcurrency", experiment({ maxConcurrency: 3 })],
+    ["budget", experiment({ budget: 1.5 })],
+    ["earlyExit", experiment({ earlyExit: true })],
+    ["timeoutMs", experiment({ timeoutMs: 60_000 })],
+    ["evals", experiment({ evals: ["greet"] })],
+    ["setup and teardown", experiment({ setup: () => {}, teardown: () => {} })],
+  ];
+  for (const [what, e] of same) assert.equal(configHashOf(e), BASE, what);
+});
+
+Deno.test("configHashOf() changes with the agent, model, flags, sharedState key, sandboxReuse and sandbox", () => {
+  const other = scriptedAgent({ name: "a", script: [], fallback: { text: "hello" } });
+  const renamed = scriptedAgent({ name: "b", script: [], fallback: { text: "hi" } });
+  const different: [string, string][] = [
+    ["agent script", configHashOf(experiment({ agent: other }))],
+    ["agent name", configHashOf(experiment({ agent: renamed }))],
+    ["model", configHashOf(experiment({ model: "m2" }))],
+    ["flags", configHashOf(experiment({ flags: { temperature: 1 } }))],
+    ["sharedState", configHashOf(experiment({ sharedState: { key: "db/main" } }))],
+    ["sandbox layer", configHashOf(experiment(), { sandbox: "sha256:layer" })],
+  ];
+  for (const [what, hash] of different) assert.notEqual(hash, BASE, what);
+  const boxed = (reuse: boolean) =>
+    configHashOf(
+      experiment({
+        agent: commandAgent({ name: "c", command: ["echo"] }),
+        sandboxReuse: reuse,
+      }),
+      { sandbox: "sha256:layer" },
+    );
+  assert.notEqual(boxed(true), boxed(false), "sandboxReuse");
+});
+
+Deno.test("configHashOf() ignores the API key variable and header values of an agent, not header names", () => {
+  const gateway = (options: { apiKeyEnv?: string; headers?: Record<string, string> }) =>
+    configHashOf(
+      experiment({
+        agent: openAICompatibleAgent({ baseUrl: "http://127.0.0.1:9/v1", ...options }),
+      }),
+    );
+  const first = gateway({ apiKeyEnv: "OPENAI_API_KEY", headers: { "x-trace": "sk-one" } });
+  assert.equal(gateway({ apiKeyEnv: "GATEWAY_API_KEY", headers: { "x-trace": "sk-two" } }), first);
+  assert.notEqual(gateway({ headers: { "x-other": "sk-one" } }), first);
+});
+
+Deno.test("FingerprintCache.fingerprint() covers the eval's local import closure and metadata, nothing else", async () => {
+  const root = await Deno.makeTempDir({ prefix: "niceeval-identity-" });
+  try {
+    const write = (path: string, text: string) => Deno.writeTextFile(join(root, path), text);
+    await Deno.mkdir(join(root, "evals", "_lib"), { recursive: true });
+    await write("evals/a.eval.ts", 'import { P } from "./_lib/p.ts";\nexport default P;\n');
+    await write("evals/_lib/p.ts", 'import { Q } from "./q.ts";\nexport const P = Q;\n');
+    await write("evals/_lib/q.ts", "export const Q = 1;\n");
+    await write("evals/_lib/unused.ts", "export const U = 1;\n");
+    await write(".env", "OPENAI_API_KEY=sk-one\n");
+    const evalOf = (definition: Parameters<typeof defineEval>[0]): DiscoveredEval => ({
+      id: "a",
+      index: 0,
+      file: "evals/a.eval.ts",
+      definition: defineEval(definition) as unknown as DiscoveredEval["definition"],
+    });
+    const test = () => {};
+    const fingerprint = (e = evalOf({ test })) =>
+      new FingerprintCache(root).fingerprint(e, undefined);
+    const first = await fingerprint();
+    await write(".env", "OPENAI_API_KEY=sk-two\nOTHER_TOKEN=t\n");
+    await write("evals/_lib/unused.ts", "export const U = 2;\n");
+    assert.equal(await fingerprint(), first, "credentials and files outside the closure");
+    assert.equal(await fingerprint(evalOf({ test, description: "new" })), first, "description");
+    assert.notEqual(await fingerprint(evalOf({ test, metadata: { level: 2 } })), first, "metadata");
+    await write("evals/_lib/q.ts", "export const Q = 2;\n");
+    const helper = await fingerprint();
+    assert.notEqual(helper, first, "a helper imported through another helper");
+    await write("evals/a.eval.ts", 'import { P } from "./_lib/p.ts";\nexport default P; // x\n');
+    assert.notEqual(await fingerprint(), helper, "the eval file itself");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

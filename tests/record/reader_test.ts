@@ -1,0 +1,176 @@
+/**
+ * RecordReader checks of published Runs (REC-5, REC-10, REC-11): documents that contradict each
+ * other or their place are `record-invalid` naming the file, never a silent wrong answer.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { type PublishedRun, RecordReader, slotIdOf } from "../../src/record/mod.ts";
+import { writeRun } from "../_fakes/record.ts";
+import { result } from "../_fakes/results.ts";
+
+const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
+const SLOT_0 = { slotId: slotIdOf("e1", 0), evalId: "e1", ordinal: 0 };
+
+async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
+  const root = await Deno.makeTempDir();
+  try {
+    await fn(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+/** r1 executed e1#0 (Attempt "p") and e1#1 (Attempt "q"); r2 carried e1#0 from r1. */
+async function twoRuns(root: string): Promise<void> {
+  await writeRun(root, {
+    runId: "r1",
+    experimentId: "exp",
+    startedAt: T0,
+    slots: [
+      { evalId: "e1", ordinal: 0, fill: { kind: "executed", result: result({ attemptId: "p" }) } },
+      {
+        evalId: "e1",
+        ordinal: 1,
+        fill: { kind: "executed", result: result({ attemptId: "q", ordinal: 1 }) },
+      },
+    ],
+  });
+  await writeRun(root, {
+    runId: "r2",
+    experimentId: "exp",
+    startedAt: T0 + 1000,
+    slots: [{
+      evalId: "e1",
+      ordinal: 0,
+      fill: { kind: "carried", originRunId: "r1", attemptId: "p" },
+    }],
+  });
+}
+
+async function edit(path: string, change: (doc: Record<string, unknown>) => void): Promise<void> {
+  const doc = JSON.parse(await Deno.readTextFile(path));
+  change(doc);
+  await Deno.writeTextFile(path, JSON.stringify(doc, null, 2) + "\n");
+}
+
+async function runOf(reader: RecordReader, runId: string): Promise<PublishedRun> {
+  return (await reader.scan()).runs.find((r) => r.runId === runId)!;
+}
+
+/** Asserts `promise` rejects with `record-invalid` whose message starts with `path`. */
+async function rejectsNaming(promise: Promise<unknown>, path: string, detail: RegExp) {
+  await assert.rejects(promise, (e: Error & { code?: string }) => {
+    assert.equal(e.code, "record-invalid");
+    assert.ok(e.message.startsWith(`${path}: `), e.message);
+    assert.match(e.message, detail);
+    return true;
+  });
+}
+
+Deno.test("RecordReader.slot() reads the member and the Attempt it references, across Runs", () =>
+  withRoot(async (root) => {
+    await twoRuns(root);
+    const reader = new RecordReader(root);
+    const { member, stored } = await reader.slot(await runOf(reader, "r2"), SLOT_0);
+    assert.deepEqual([member.action, stored?.doc.attemptId, stored?.verdict], [
+      "carried",
+      "p",
+      "passed",
+    ]);
+  }));
+
+Deno.test("RecordReader.slot() rejects a member whose slotId differs from its file name", () =>
+  withRoot(async (root) => {
+    await twoRuns(root);
+    const path = join(root, "runs", "r1", "members", `${SLOT_0.slotId}.json`);
+    await edit(path, (doc) => doc.slotId = slotIdOf("e1", 1));
+    const reader = new RecordReader(root);
+    await rejectsNaming(reader.slot(await runOf(reader, "r1"), SLOT_0), path, /file name/);
+  }));
+
+Deno.test("RecordReader.slot() rejects a member that belongs to another slot of run.json", () =>
+  withRoot(async (root) => {
+    await twoRuns(root);
+    const path = join(root, "runs", "r1", "members", `${SLOT_0.slotId}.json`);
+    await edit(path, (doc) => doc.evalId = "e9");
+    const reader = new RecordReader(root);
+    await rejectsNaming(reader.slot(await runOf(reader, "r1"), SLOT_0), path, /expects e1#0/);
+  }));
+
+Deno.test("RecordReader.slot() rejects an executed member that references another Run (REC-5)", () =>
+  withRoot(async (root) => {
+    await twoRuns(root);
+    const path = join(root, "runs", "r2", "members", `${SLOT_0.slotId}.json`);
+    await edit(path, (doc) => doc.action = "executed");
+    const reader = new RecordReader(root);
+    await rejectsNaming(reader.slot(await runOf(reader, "r2"), SLOT_0), path, /this Run/);
+  }));
+
+Deno.test("RecordReader.slot() names the member when its origin Run is no longer published", () =>
+  withRoot(async (root) => {
+    await twoRuns(root);
+    await Deno.remove(join(root, "runs", "r1", "complete"));
+    const reader = new RecordReader(root);
+    await rejectsNaming(
+      reader.slot(await runOf(reader, "r2"), SLOT_0),
+      join(root, "runs", "r2", "members", `${SLOT_0.slotId}.json`),
+      /run r1, which is not a published Run/,
+    );
+  }));
+
+Deno.test("RecordReader.slot() rejects a reference to the Attempt of another ordinal", () =>
+  withRoot(async (root) => {
+    await twoRuns(root);
+    const path = join(root, "runs", "r2", "members", `${SLOT_0.slotId}.json`);
+    await edit(path, (doc) => doc.attempt = { originRunId: "r1", attemptId: "q" });
+    const reader = new RecordReader(root);
+    await rejectsNaming(reader.slot(await runOf(reader, "r2"), SLOT_0), path, /not of this slot/);
+  }));
+
+Deno.test("RecordReader.attempt() rejects an attempt.json that names another Attempt", () =>
+  withRoot(async (root) => {
+    await twoRuns(root);
+    const path = join(root, "runs", "r1", "attempts", "p", "attempt.json");
+    await edit(path, (doc) => doc.attemptId = "q");
+    await rejectsNaming(new RecordReader(root).attempt("r1", "p"), path, /own directory/);
+  }));
+
+Deno.test("RecordReader.attempt() checks events.json too: truncated or malformed is record-invalid", () =>
+  withRoot(async (root) => {
+    await twoRuns(root);
+    const path = join(root, "runs", "r1", "attempts", "p", "events.json");
+    const text = await Deno.readTextFile(path);
+    await Deno.writeTextFile(path, text.slice(0, text.length - 10));
+    await rejectsNaming(new RecordReader(root).attempt("r1", "p"), path, /invalid JSON/);
+    await edit(path.replace("/p/", "/q/"), (doc) => doc.turns = [null]);
+    await rejectsNaming(
+      new RecordReader(root).attempt("r1", "q"),
+      path.replace("/p/", "/q/"),
+      /turns\.0/,
+    );
+  }));
+
+Deno.test("RecordReader.scan() rejects a run.json whose slotId does not match its eval and ordinal", () =>
+  withRoot(async (root) => {
+    await twoRuns(root);
+    const path = join(root, "runs", "r1", "run.json");
+    await edit(path, (doc) => {
+      const slots = doc.expectedSlots as { slotId: string }[];
+      slots[1]!.slotId = slots[0]!.slotId;
+    });
+    await rejectsNaming(new RecordReader(root).scan(), path, /expectedSlots\.1\.slotId/);
+  }));
+
+Deno.test("RecordReader.markers() sorts Runs by their complete marker without reading run.json", () =>
+  withRoot(async (root) => {
+    await twoRuns(root);
+    await Deno.writeTextFile(join(root, "runs", "r1", "run.json"), "{");
+    await Deno.mkdir(join(root, "runs", "r0", "members"), { recursive: true });
+    await Deno.mkdir(join(root, "runs", "r3"));
+    await Deno.mkdir(join(root, "runs", "r3", "complete"));
+    assert.deepEqual(await new RecordReader(root).markers(), {
+      published: ["r1", "r2"],
+      unpublished: ["r0", "r3"],
+    });
+    await assert.rejects(new RecordReader(root).scan(), /record-invalid|invalid JSON/);
+  }));
