@@ -148,6 +148,8 @@ export type RunEvent =
     readonly at: number;
     readonly slot: SlotRef;
     readonly code: string;
+    /** Where it failed before dispatch: `experiment.setup`, `sandbox.build`, `judge.precheck`. */
+    readonly phase: string;
     readonly message: string;
   }
   | {

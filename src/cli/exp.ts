@@ -6,10 +6,10 @@ import { resolve } from "node:path";
 import type { RunEvent } from "../_shared/mod.ts";
 import { abandonedResult, createAttemptRunner } from "../attempt/mod.ts";
 import { RecordWriter } from "../record/mod.ts";
-import { dryDocument, dryLines, planLines } from "../report/mod.ts";
-import { runPlan } from "../scheduler/mod.ts";
+import { dryDocument, dryLines, planLines, reportedResult } from "../report/mod.ts";
+import { FORCE_CLEANUP_MS, runPlan } from "../scheduler/mod.ts";
 import { humanMode } from "../panel/mod.ts";
-import { isoTime } from "../_shared/mod.ts";
+import { isoTime, sleep } from "../_shared/mod.ts";
 import {
   createKeyedMutex,
   createProcessProbe,
@@ -24,6 +24,7 @@ import type { Io } from "./io.ts";
 import { openSandboxes, planRun, type SandboxWiring } from "./plan_run.ts";
 import { loadProject, printWarnings, requireConfig } from "./project.ts";
 import { DEFAULT_RECORD_ROOT } from "./exp_defaults.ts";
+import { unpublishedWarning } from "./exp_warnings.ts";
 
 /** Runs `exp` (or `exp --dry`); returns the exit code. */
 export async function runExp(io: Io, options: ExpOptions): Promise<number> {
@@ -71,6 +72,9 @@ function printDry(
   recordRoot: string,
 ): number {
   const { plan, cap } = planned;
+  // REC-10: one reader warning per command; stderr, or `problems` with --json (cli.md §4.2).
+  const unpublished = unpublishedWarning(planned.unpublished, recordRoot);
+  const problems = unpublished ? [{ code: "record-unpublished-runs", message: unpublished }] : [];
   if (options.json) {
     const experimentConcurrency: Record<string, number> = {};
     for (const e of plan.experiments) {
@@ -90,7 +94,7 @@ function printDry(
         ramp: null,
         experimentConcurrency,
         rerun: options.rerun === "none" ? null : options.rerun,
-        problems: [],
+        problems,
       })) + "\n",
     );
     return 0;
@@ -108,6 +112,7 @@ function printDry(
     ),
     ...dryLines(plan),
   ];
+  for (const p of problems) io.stderr.write(`! ${p.message}\n`);
   io.stdout.write(lines.join("\n") + "\n");
   return 0;
 }
@@ -139,7 +144,7 @@ async function execute(
   if (io.interrupt.aborted) onInterrupt();
   try {
     await writer.begin(inv.runSpecs);
-    const work = runPlan(
+    const dispatched = runPlan(
       inv.planned.plan,
       createAttemptRunner({
         plan: inv.planned.plan,
@@ -157,12 +162,18 @@ async function execute(
         cap: inv.planned.cap.cap,
         abandon: abandonedResult,
         coordination,
+        backpressure: () => writer.backpressure(),
+        retain: reportedResult,
         ...sandboxes.scheduler(emit),
       },
-    ).then((outcomes) => finishRun(io, inv, writer, outcomes));
-    // A second signal stops waiting (INT-2): unpublished Runs stay unpublished, exit 130.
+    );
+    // After a second signal nothing is published (INT-2).
+    const work = dispatched.then<number | typeof FORCED>((outcomes) =>
+      io.forceInterrupt.aborted ? FORCED : finishRun(io, inv, writer, outcomes)
+    );
     const forced = await Promise.race([work, untilAborted(io.forceInterrupt)]);
     if (forced === FORCED) {
+      await forcedCleanup(io, dispatched);
       inv.output.forced();
       return 130;
     }
@@ -176,6 +187,23 @@ async function execute(
 }
 
 const FORCED = Symbol("forced");
+
+/**
+ * INT-2: a second signal stops waiting for Attempts and hooks, but the forced unwinds still
+ * remove the remaining sandboxes (provider stop and slot release only); they get up to
+ * FORCE_CLEANUP_MS before the process exits.
+ */
+async function forcedCleanup(io: Io, dispatched: Promise<unknown>): Promise<void> {
+  const bound = new AbortController();
+  try {
+    await Promise.race([
+      dispatched.catch(() => undefined), // a failure after a forced exit changes nothing
+      sleep(io.clock, FORCE_CLEANUP_MS, { signal: bound.signal }),
+    ]);
+  } finally {
+    bound.abort();
+  }
+}
 
 /** Resolves with {@link FORCED} once `signal` aborts. */
 function untilAborted(signal: AbortSignal): Promise<typeof FORCED> {

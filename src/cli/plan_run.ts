@@ -25,6 +25,7 @@ import {
   isSandboxError,
   layerIdentity,
   localTmpDir,
+  prepareArtifact,
   readOwnerIdentity,
   sweepLocalOrphans,
 } from "../sandbox/mod.ts";
@@ -273,13 +274,13 @@ export interface SandboxWiring {
     readonly hostEnv: Record<string, string>;
   };
   /** Spread into `runPlan` options; `emit` receives `sandbox-reuse-cleanup-failed`. */
-  scheduler(emit: RunEventSink): Pick<RunPlanOptions, "sandbox" | "beforeTeardown">;
+  scheduler(emit: RunEventSink): Pick<RunPlanOptions, "sandbox" | "beforeTeardown" | "builds">;
 }
 
 /**
  * Prepares the sandbox side of a run (not `--dry`): removes local sandboxes of dead owners (rule
  * 97), reads this process's owner identity once (rule 92), and wires providers, pools, machine
- * slots (MSB) and create pacing.
+ * slots (MSB), create pacing and image/template builds (CHAIN-2).
  */
 export async function openSandboxes(
   io: Io,
@@ -297,8 +298,9 @@ export async function openSandboxes(
   if (!planned.plan.slots.some((s) => s.sandbox !== undefined)) {
     return { runner: { hostEnv }, scheduler: () => ({}) };
   }
+  const registry = createProviderRegistry({ hostEnv, clock: io.clock });
   const runtime = new SandboxRuntime({
-    registry: createProviderRegistry({ hostEnv, clock: io.clock }),
+    registry,
     owner: await readOwnerIdentity({ host: io.hostname, pid: io.pid }),
     runIds,
     clock: io.clock,
@@ -318,6 +320,16 @@ export async function openSandboxes(
     runner: { sandboxes: runtime, hostEnv },
     scheduler: (emit) => ({
       sandbox: { machineSlots, createsPerSecond: project.config.createsPerSecond },
+      builds: {
+        maxConcurrency: project.config.maxBuildConcurrency,
+        prepare: (sandbox, key, { signal }) =>
+          prepareArtifact(registry, {
+            template: sandbox.layers[0]!.layer,
+            plan: sandbox.physical,
+            key,
+            signal,
+          }),
+      },
       beforeTeardown: async (experimentId) => {
         const failures = await runtime.stopPools(experimentId);
         if (failures.length === 0) return true;

@@ -114,6 +114,11 @@ export interface PlannedSandbox extends SandboxPair {
   readonly identity: string;
   /** The provider's own plan, opaque here. */
   readonly physical: unknown;
+  /**
+   * Image/template build keys of the provider's plan (sandboxes.md rule 62): each Attempt waits
+   * for all of them before dispatch (CHAIN-2); empty when nothing has to be built.
+   */
+  readonly buildKeys: readonly string[];
   /** Host fixture directories in copy order: the Experiment's, then the Eval's or group's. */
   readonly fixtures: readonly string[];
   /** The template's declared `lifetimeMs`, if any. */

@@ -14,6 +14,10 @@ export class KeyedQueue<J> {
   #ready: number[] = [];
   #head = 0;
   readonly #workers = new Set<Promise<void>>();
+  /** Jobs queued or running. */
+  #size = 0;
+  /** Callers of {@link whenAtMost}, each with the size it waits for. */
+  #shrinkWaiters: { readonly size: number; readonly resolve: () => void }[] = [];
   #error: { readonly error: unknown } | undefined;
 
   /** `run` must not reject: a rejection is a bug, rethrown by {@link idle}. */
@@ -25,13 +29,18 @@ export class KeyedQueue<J> {
 
   /** Jobs queued or running. */
   get size(): number {
-    let n = this.#workers.size;
-    for (const list of this.#queued.values()) n += list.length;
-    return n;
+    return this.#size;
+  }
+
+  /** Resolves once at most `size` jobs are queued or running (at once when that holds now). */
+  whenAtMost(size: number): Promise<void> {
+    if (this.#size <= size) return Promise.resolve();
+    return new Promise((resolve) => this.#shrinkWaiters.push({ size, resolve }));
   }
 
   /** Queues `job` behind every earlier job of `key`. */
   push(key: number, job: J): void {
+    this.#size++;
     const list = this.#queued.get(key);
     if (list) {
       list.push(job);
@@ -68,11 +77,29 @@ export class KeyedQueue<J> {
   async #work(key: number): Promise<void> {
     const list = this.#queued.get(key)!;
     try {
-      for (let job = list.shift(); job !== undefined; job = list.shift()) await this.#run(job);
+      for (let job = list.shift(); job !== undefined; job = list.shift()) {
+        try {
+          await this.#run(job);
+        } finally {
+          this.#size--;
+          this.#shrunk();
+        }
+      }
     } catch (error) {
       this.#error ??= { error };
     } finally {
+      // A job that rejected leaves the rest of its key unrun: they no longer count.
+      this.#size -= list.length;
+      this.#shrunk();
       this.#queued.delete(key);
     }
+  }
+
+  #shrunk(): void {
+    if (this.#shrinkWaiters.length === 0) return;
+    const size = this.#size;
+    const waiting = this.#shrinkWaiters;
+    this.#shrinkWaiters = waiting.filter((w) => w.size < size);
+    for (const w of waiting) if (w.size >= size) w.resolve();
   }
 }

@@ -57,6 +57,14 @@ export interface RunSpec {
  */
 const DEFAULT_PARALLEL_WRITES = 32;
 
+/**
+ * Backlog bounds of {@link RecordWriter.backpressure}, in queued writes (an executed Attempt
+ * queues three): above the high mark the scheduler holds ended Attempts' slots until the backlog
+ * is down to the low mark. Wide enough to keep every parallel write busy and fsyncs shared.
+ */
+const BACKLOG_HIGH = 8 * DEFAULT_PARALLEL_WRITES;
+const BACKLOG_LOW = 4 * DEFAULT_PARALLEL_WRITES;
+
 /** Writes one Invocation's Runs. */
 export class RecordWriter {
   readonly #root: string;
@@ -261,6 +269,15 @@ export class RecordWriter {
       await Deno.remove(marker).catch(() => undefined);
     }
     return false;
+  }
+
+  /**
+   * `null` while the write backlog is small; else a promise that resolves once it has shrunk
+   * (`runPlan`'s `backpressure`). Without it, Attempts that end faster than the Record can store
+   * them pile up their results in memory.
+   */
+  backpressure(): Promise<void> | null {
+    return this.#queue.size <= BACKLOG_HIGH ? null : this.#queue.whenAtMost(BACKLOG_LOW);
   }
 
   /** Waits until every queued write has finished. */

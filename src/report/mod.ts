@@ -3,7 +3,7 @@
  * Owns finished-run reporting: the shared result model (rows, counts, headline, exit code), plain
  * human output, the NDJSON stream and JUnit XML. It renders; it never schedules or writes the Record.
  */
-export { exitCodeOf, isGap, summarize } from "./summary.ts";
+export { exitCodeOf, isGap, reportedResult, summarize } from "./summary.ts";
 export type { Counts, Headline, RunSummary, SlotReport, SlotState } from "./summary.ts";
 export {
   assertionShape,

@@ -104,7 +104,7 @@ export class NdjsonReporter {
           ...slotFields(e.slot),
           locator: null,
           code: e.code,
-          phase: "experiment.setup",
+          phase: e.phase,
           message: e.message,
         }, e.at);
       case "experiment_setup":

@@ -6,6 +6,25 @@ import type { AttemptResult, AttemptVerdict, SlotOutcome } from "../_shared/mod.
 import type { Plan, PlannedSlot } from "../plan/mod.ts";
 import { locatorOf } from "../record/mod.ts";
 
+/**
+ * The part of an executed Attempt's result the end-of-run reports read (`runPlan`'s `retain`):
+ * everything but the transcript, phases, logs and diagnostics, and of the assertions only the
+ * failed ones. The Record and the live reporters get the whole result from its events.
+ */
+export function reportedResult(result: AttemptResult): AttemptResult {
+  const { details } = result;
+  return {
+    ...result,
+    details: {
+      assertions: details.assertions.filter((a) => a.status === "failed"),
+      turns: [],
+      phases: [],
+      diagnostics: [],
+      logs: [],
+    },
+  };
+}
+
 /** How a slot ended up. */
 export type SlotState = "executed" | "carried" | "not-dispatched" | "errored-undispatched";
 

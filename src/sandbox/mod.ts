@@ -133,6 +133,8 @@ export type {
   SweepOptions,
 } from "./providers/local.ts";
 export { BUILTIN_PROVIDERS, createProviderRegistry } from "./registry.ts";
+export { prepareArtifact } from "./builds.ts";
+export type { ArtifactSource } from "./builds.ts";
 export type { ProviderContext, ProviderLoader, ProviderRegistry } from "./registry.ts";
 export type {
   CommandOptions,

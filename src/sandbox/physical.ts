@@ -39,6 +39,8 @@ export interface PhysicalSandbox {
   readonly identity: string;
   /** The provider's plan. */
   readonly physical: unknown;
+  /** Build keys of the provider's plan (rule 62); empty when nothing has to be built. */
+  readonly buildKeys: readonly string[];
   /** Experiment fixture first (rule 10). */
   readonly fixtures: readonly string[];
   readonly lifetimeMs: number | null;
@@ -55,7 +57,9 @@ export function createPhysicalResolver(
 ): PhysicalResolver {
   const plans = new Map<
     SandboxLayer,
-    Promise<{ provider: SandboxProvider; plan: unknown; identity: string }>
+    Promise<
+      { provider: SandboxProvider; plan: unknown; identity: string; buildKeys: readonly string[] }
+    >
   >();
   const paths = new Map<SandboxLayer, Promise<void>>();
   const planOf = (template: SandboxLayer) => {
@@ -64,7 +68,12 @@ export function createPhysicalResolver(
       planned = (async () => {
         const { provider, spec } = await o.registry.forLayer(template);
         const out = await provider.plan(spec, { projectRoot: o.projectRoot, signal: o.signal });
-        return { provider, plan: out.plan, identity: out.identity };
+        return {
+          provider,
+          plan: out.plan,
+          identity: out.identity,
+          buildKeys: Object.freeze([...out.buildKeys]),
+        };
       })();
       plans.set(template, planned);
     }
@@ -82,7 +91,7 @@ export function createPhysicalResolver(
     const [template] = input.layers;
     if (template === undefined) throw new TypeError("Cannot resolve a pair without a template");
     for (const { layer } of input.layers) await checkPaths(layer);
-    const { provider, plan, identity } = await planOf(template.layer);
+    const { provider, plan, identity, buildKeys } = await planOf(template.layer);
     const exclusive = provider.scheduling.admission === "exclusive";
     const evalHooks = input.layers.some((l) =>
       l.side === "eval" && layerState(l.layer).hooks.length > 0
@@ -99,6 +108,7 @@ export function createPhysicalResolver(
       exclusive,
       identity,
       physical: plan,
+      buildKeys,
       fixtures: fixturesOf(input.layers),
       lifetimeMs: layerState(template.layer).lifetimeMs ?? null,
       poolKey: input.reuse === "fresh" ? null : poolIdentity({

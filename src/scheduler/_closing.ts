@@ -19,13 +19,44 @@ export class JudgeFailed extends Error {
   }
 }
 
-/** The code and message of a slot that errors without dispatch, or null. */
-export function undispatchedError(error: unknown): { code: string; message: string } | null {
+/** An image/template build a slot depends on could not be prepared (CHAIN-2, sandboxes.md 66). */
+export class BuildFailed extends Error {
+  constructor(
+    readonly key: string,
+    readonly code: BuildFailureCode,
+    message: string,
+    /** The build's own error text, without the build key prefix. */
+    readonly detail: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "BuildFailed";
+  }
+}
+
+/** The slot codes of a build that could not be prepared (sandboxes.md rule 66). */
+export type BuildFailureCode =
+  | "sandbox-build-failed"
+  | "sandbox-build-timeout"
+  | "sandbox-build-cancelled";
+
+/** How a slot that errors without dispatch is reported. */
+export interface UndispatchedError {
+  readonly code: string;
+  readonly phase: string;
+  readonly message: string;
+}
+
+/** The code, phase and message of a slot that errors without dispatch, or null. */
+export function undispatchedError(error: unknown): UndispatchedError | null {
   if (error instanceof SetupFailedError) {
-    return { code: "experiment-setup-failed", message: error.message };
+    return { code: "experiment-setup-failed", phase: "experiment.setup", message: error.message };
+  }
+  if (error instanceof BuildFailed) {
+    return { code: error.code, phase: "sandbox.build", message: error.message };
   }
   if (error instanceof JudgeFailed) {
-    return { code: "judge-precheck-failed", message: error.message };
+    return { code: "judge-precheck-failed", phase: "judge.precheck", message: error.message };
   }
   return null;
 }

@@ -22,3 +22,7 @@ export const FORCE_CLEANUP_MS = 10_000;
 export const JUDGE_PROBE_TIMEOUT_MS = 20_000;
 /** Tries per judge endpoint before the precheck fails it (STOP-7). */
 export const JUDGE_PROBE_TRIES = 2;
+/** Image/template builds at once unless `maxBuildConcurrency` says otherwise (sandboxes.md 63). */
+export const DEFAULT_MAX_BUILD_CONCURRENCY = 2;
+/** Bound of one image/template build (sandboxes.md rule 65). */
+export const BUILD_TIMEOUT_MS = 30 * 60_000;

@@ -74,23 +74,31 @@ export class PriorityGate {
     const immediate = this.tryAcquire();
     if (immediate) return Promise.resolve(immediate);
     return new Promise<Permit>((resolve, reject) => {
-      const waiter: Waiter = {
-        key,
-        grant: (permit) => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve(permit);
-        },
-      };
+      const cancel = this.enqueue(key, (permit) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(permit);
+      });
       const onAbort = () => {
-        if (this.#waiters.remove(waiter)) {
-          this.onChange?.();
-          reject(signal?.reason);
-        }
+        if (cancel()) reject(signal?.reason);
       };
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.#waiters.push(key, waiter);
-      this.onChange?.();
     });
+  }
+
+  /**
+   * Queues a waiter under `key` without a promise: `grant` is called synchronously when a unit
+   * goes to it. Returns `cancel`, which removes the waiter and returns true if it still waited.
+   * The caller checks {@link tryAcquire} first; a queued waiter is granted only by a release.
+   */
+  enqueue(key: PriorityKey, grant: (permit: Permit) => void): () => boolean {
+    const waiter: Waiter = { key, grant };
+    this.#waiters.push(key, waiter);
+    this.onChange?.();
+    return () => {
+      if (!this.#waiters.remove(waiter)) return false;
+      this.onChange?.();
+      return true;
+    };
   }
 
   /** Changes the capacity; a raise grants waiters at once, a cut never revokes held units. */

@@ -2,9 +2,10 @@
  * @module scheduler
  * Owns admission: the global cap and its source, grant-time priority, experiment permits,
  * exclusive lanes, group lanes, reuse-pool leases, machine sandbox slots and create pacing, stop
- * rules (earlyExit, budget, halts, fail-fast, group stops), deadlines, backoff slots and the
- * experiment lifecycle. It sees Attempts only as plan entries and the function it is handed; it
- * never writes files (machine slots go through `coordination`) or renders output.
+ * rules (earlyExit, budget, halts, fail-fast, group stops), deadlines, backoff slots, the waits for
+ * image/template builds, the experiment lifecycle and the serialized delivery of run events. It
+ * sees Attempts only as plan entries and the function it is handed, and builds only as a function
+ * it is handed; it never writes files (machine slots go through `coordination`) or renders output.
  */
 export { createScheduler, runPlan, Scheduler } from "./run_plan.ts";
 export type { RunPlanOptions, SchedulerCoordination, SchedulerSnapshot } from "./types.ts";
@@ -42,10 +43,14 @@ export type {
   ResolvedCap,
 } from "./cap.ts";
 export type { JudgePrecheck, JudgePrecheckState } from "./judge.ts";
+export type { ArtifactBuilds, BuildSnapshot } from "./builds.ts";
+export type { RunEventCallback } from "./_events.ts";
 export {
   ATTEMPT_ABORT_GRACE_MS,
   ATTEMPT_MAX_RETRIES,
+  BUILD_TIMEOUT_MS,
   CLEANUP_TIMEOUT_MS,
+  DEFAULT_MAX_BUILD_CONCURRENCY,
   FORCE_CLEANUP_MS,
   JUDGE_PROBE_TIMEOUT_MS,
   JUDGE_PROBE_TRIES,

@@ -13,12 +13,20 @@ import {
   releaseHeld,
   slotRef,
 } from "./_execution.ts";
-import { JudgeFailed, notDispatchedReason, StopAbort, undispatchedError } from "./_closing.ts";
+import {
+  BuildFailed,
+  JudgeFailed,
+  notDispatchedReason,
+  StopAbort,
+  undispatchedError,
+} from "./_closing.ts";
+import { SerialEvents } from "./_events.ts";
 import { raceAbort, settleAll } from "./_race.ts";
 import { WaiterIndex } from "./_waiters.ts";
+import { buildFailureDiagnostic, BuildGate } from "./builds.ts";
 import { exclusiveSerialWarnings } from "./cap.ts";
 import type { RunAttempt } from "./control.ts";
-import { type GateSnapshot, PriorityGate } from "./gate.ts";
+import { type GateSnapshot, type Permit, PriorityGate } from "./gate.ts";
 import { JudgeGate } from "./judge.ts";
 import { priorityKeys } from "./keys.ts";
 import { type ExperimentLifecycle, SetupFailedError } from "./lifecycle.ts";
@@ -28,6 +36,9 @@ import { PhysicalAdmission } from "./physical.ts";
 import { compareKeys, type PriorityKey } from "./priority_queue.ts";
 import { type StopDiagnostic, type StopReason, StopRules, type StopScope } from "./stops.ts";
 import type { RunPlanOptions, SchedulerSnapshot } from "./types.ts";
+
+/** How a parked slot's wait at its first gate ended: granted, or stopped with a reason. */
+type GateEntry = { readonly permit: Permit } | { readonly stopped: unknown };
 
 /** Runs a plan; see {@link createScheduler} for snapshots. */
 export function runPlan(
@@ -59,6 +70,9 @@ export class Scheduler {
   readonly #lifecycles: ExperimentLifecycle[];
   readonly #recovery: StartupRecovery;
   readonly #judge: JudgeGate;
+  readonly #builds: BuildGate;
+  /** The reporter's callbacks, one at a time (ORD-3). */
+  readonly #events: SerialEvents;
   readonly #execution: ExecutionDeps;
   readonly #outcomes: (SlotOutcome | undefined)[];
   readonly #waiters = new WaiterIndex();
@@ -71,7 +85,8 @@ export class Scheduler {
 
   constructor(plan: Plan, runAttempt: RunAttempt, options: RunPlanOptions) {
     this.#plan = plan;
-    this.#o = options;
+    this.#events = new SerialEvents(options.onEvent, (error) => this.#fail(error));
+    this.#o = { ...options, onEvent: this.#events.sink };
     this.#global = new PriorityGate(options.cap);
     this.#keys = priorityKeys(plan, options.cap);
     this.#stops = new StopRules(plan);
@@ -86,7 +101,7 @@ export class Scheduler {
       }
     }
     const signal = this.#stopAll.signal;
-    const { clock, onEvent: emit } = options;
+    const { clock, onEvent: emit } = this.#o;
     this.#physical = new PhysicalAdmission(plan, {
       gmax: options.cap,
       clock,
@@ -94,15 +109,16 @@ export class Scheduler {
       ...(options.sandbox ? { options: options.sandbox } : {}),
     });
     const built = createLifecycles(plan, {
-      options,
+      options: this.#o,
       signal,
       onSetupFailed: (index) => this.#recheck([this.#stops.setupFailed(index)]),
     });
     this.#lifecycles = built.lifecycles;
     this.#recovery = built.recovery;
     this.#judge = new JudgeGate(plan, options.judge, { clock, signal, emit });
+    this.#builds = new BuildGate(options.builds, { clock, signal });
     this.#execution = {
-      ...options,
+      ...this.#o,
       emit,
       runAttempt,
       global: this.#global,
@@ -134,6 +150,7 @@ export class Scheduler {
       backoff,
       queued: this.#waiters.size,
       judgePrecheck: this.#judge.state,
+      builds: this.#builds.snapshot(),
     };
   }
 
@@ -154,13 +171,16 @@ export class Scheduler {
         this.#o.onEvent(warning);
       }
       this.#judge.start();
+      this.#builds.start(runnable);
       if (this.#o.signal.aborted) this.#interrupt();
       // ORPH-3: orphan recovery starts with the Invocation, also for Experiments that run nothing.
       if (!this.#stopAll.signal.aborted) this.#recovery.start();
-      await settleAll(runnable.map((slot) => () => this.#runSlot(slot)));
+      await this.#admitAll(runnable);
       for (const lifecycle of this.#lifecycles) this.#cleanups.push(lifecycle.cleanup());
       await settleAll(this.#cleanups.map((p) => () => p));
       await this.#recovery.settled(); // ORPH-5
+      await this.#builds.settled();
+      await this.#events.drained(); // ORD-3: the last callback settled before the run ends
       if (this.#failure) throw this.#failure.error;
       return this.#outcomes.map((outcome, i) => {
         if (!outcome) throw new Error(`Scheduler left plan slot ${i} without an outcome`);
@@ -171,12 +191,62 @@ export class Scheduler {
     }
   }
 
-  async #runSlot(slot: PlannedSlot): Promise<void> {
+  /**
+   * Starts the admission chain of every runnable slot, in key order; resolves once all settled.
+   * A slot whose chain would begin by waiting at its first gate (its experiment permit, else the
+   * global slot) is parked there as a plain queue entry, and its chain starts at the grant, or at
+   * a stop of its wait: a run of 10,000 slots keeps 10,000 queue entries instead of 10,000
+   * suspended chains. Grants follow the same keys as if every chain waited itself (PRIO-1), and
+   * the chain resumes in a microtask, as after an awaited grant.
+   */
+  #admitAll(runnable: readonly PlannedSlot[]): Promise<void> {
+    return new Promise((resolve) => {
+      let left = runnable.length;
+      if (left === 0) return resolve();
+      const run = (slot: PlannedSlot, entry?: GateEntry) => {
+        // #runSlot never rejects: failures go to #fail.
+        void this.#runSlot(slot, entry).then(() => {
+          if (--left === 0) resolve();
+        });
+      };
+      for (const slot of runnable) {
+        if (!this.#park(slot, (entry) => queueMicrotask(() => run(slot, entry)))) run(slot);
+      }
+    });
+  }
+
+  /**
+   * Parks `slot` at its first gate when nothing comes before that gate in its chain and no unit
+   * is free; `start` receives the permit, or the reason that stopped the wait. False when the slot
+   * must start its chain now.
+   */
+  #park(slot: PlannedSlot, start: (entry: GateEntry) => void): boolean {
+    const stop = this.#waiters.get(slot.position)!.controller.signal;
+    if (stop.aborted || this.#physical.groups.predecessor(slot) !== null) return false;
+    if (this.#builds.needs(slot) || this.#judge.wait() !== null) return false;
     try {
-      this.#outcomes[slot.position] = await this.#admit(slot);
+      this.#preflight(slot);
+    } catch {
+      return false; // the chain closes the slot with the same check
+    }
+    const gate = this.#experimentGates.get(slot.experimentIndex) ?? this.#global;
+    if (gate.held < gate.capacity && gate.waiting === 0) return false;
+    const onStop = () => {
+      if (cancel()) start({ stopped: stop.reason });
+    };
+    const cancel = gate.enqueue(this.#keys.get(slot.position)!, (permit) => {
+      stop.removeEventListener("abort", onStop);
+      start({ permit });
+    });
+    stop.addEventListener("abort", onStop, { once: true });
+    return true;
+  }
+
+  async #runSlot(slot: PlannedSlot, entry?: GateEntry): Promise<void> {
+    try {
+      this.#outcomes[slot.position] = await this.#admit(slot, entry);
     } catch (error) {
-      this.#failure ??= { error };
-      this.#interrupt();
+      this.#fail(error);
     } finally {
       this.#waiters.delete(slot.position);
       this.#physical.groups.settle(slot);
@@ -186,25 +256,35 @@ export class Scheduler {
     }
   }
 
-  /** The admission chain of one slot (CHAIN-1 … CHAIN-12). */
-  async #admit(slot: PlannedSlot): Promise<SlotOutcome> {
+  /**
+   * The admission chain of one slot (CHAIN-1 … CHAIN-12). `entry` is the outcome of the wait at
+   * the first gate when the slot was parked there (see {@link #admitAll}).
+   */
+  async #admit(slot: PlannedSlot, entry?: GateEntry): Promise<SlotOutcome> {
     const stop = this.#waiters.get(slot.position)!.controller.signal;
     const key = this.#keys.get(slot.position)!;
     const held: Held = emptyHeld();
+    const experimentGate = this.#experimentGates.get(slot.experimentIndex);
     try {
-      const previous = this.#physical.groups.predecessor(slot);
-      if (previous) await raceAbort(previous, stop);
-      const judged = this.#judge.wait();
-      if (judged) await raceAbort(judged, stop);
-      this.#preflight(slot);
+      if (entry === undefined) {
+        // Inline: with nothing to wait for, the gates below are reached synchronously.
+        const previous = this.#physical.groups.predecessor(slot);
+        if (previous) await raceAbort(previous, stop);
+        const built = this.#builds.wait(slot); // CHAIN-2, holding nothing (W2)
+        if (built) await raceAbort(built, stop);
+        const judged = this.#judge.wait();
+        if (judged) await raceAbort(judged, stop);
+        this.#preflight(slot);
+      } else if ("stopped" in entry) throw entry.stopped;
+      else if (experimentGate) held.experiment = entry.permit;
+      else held.slot = entry.permit;
       // Synchronous when a unit is free: waiters start in key order, so the first grants of a
       // run follow priority (PRIO-1) instead of the order of microtask continuations.
-      const experimentGate = this.#experimentGates.get(slot.experimentIndex);
-      if (experimentGate) {
+      if (experimentGate && held.experiment === null) {
         held.experiment = experimentGate.tryAcquire() ??
           await experimentGate.acquire(key, { signal: stop });
       }
-      held.slot = this.#global.tryAcquire() ?? await this.#global.acquire(key, { signal: stop });
+      held.slot ??= this.#global.tryAcquire() ?? await this.#global.acquire(key, { signal: stop });
       await this.#prepare(slot, key, held, stop);
       // CHAIN-7 once more, synchronously with the start: nothing can change in between.
       this.#preflight(slot);
@@ -225,7 +305,9 @@ export class Scheduler {
       execution.end(result);
       this.#settled(slot, result);
       this.#groupSettled(slot);
-      return { kind: "executed", result };
+      this.#running.delete(slot.position); // ended: it no longer counts as running
+      await this.#backpressure();
+      return { kind: "executed", result: this.#o.retain?.(result) ?? result };
     } finally {
       this.#running.delete(slot.position);
       releaseHeld(held);
@@ -259,6 +341,20 @@ export class Scheduler {
         await wait(key, stop);
       }
       held.slot = await this.#global.acquire(key, { signal: stop });
+    }
+  }
+
+  /**
+   * Holds the ended Attempt's global slot while the event consumers catch up. An interrupt ends
+   * the wait: the consumers drain on their own before the Invocation finishes.
+   */
+  async #backpressure(): Promise<void> {
+    const wait = this.#o.backpressure?.();
+    if (!wait) return;
+    try {
+      await raceAbort(wait, this.#stopAll.signal);
+    } catch (error) {
+      if (!this.#stopAll.signal.aborted) throw error;
     }
   }
 
@@ -325,7 +421,8 @@ export class Scheduler {
     if (errored) {
       this.#waiters.delete(slot.position);
       this.#o.onEvent({ type: "slot_errored", at, slot: ref, ...errored });
-      return { kind: "errored-undispatched", ...errored };
+      if (error instanceof BuildFailed) this.#o.onEvent(buildFailureDiagnostic(slot, error, at));
+      return { kind: "errored-undispatched", code: errored.code, message: errored.message };
     }
     const reason = notDispatchedReason(error);
     if (reason === undefined) throw error;
@@ -362,6 +459,12 @@ export class Scheduler {
         if (reason) waiter.controller.abort(this.#stopError(waiter.slot, reason));
       }
     }
+  }
+
+  /** An internal error (INT-3): the run interrupts, lets cleanup finish, then rejects with it. */
+  #fail(error: unknown): void {
+    this.#failure ??= { error };
+    this.#interrupt();
   }
 
   /** INT-1: no further grants; waiters settle interrupted; running Attempts are aborted. */

@@ -1,6 +1,8 @@
 /** The options and the snapshot of a scheduler. */
-import type { Clock, Random, RunEventSink } from "../_shared/mod.ts";
+import type { AttemptResult, Clock, Random } from "../_shared/mod.ts";
 import type { KeyedMutex, ProcessIdentity, ProcessProbe } from "../coordination/mod.ts";
+import type { RunEventCallback } from "./_events.ts";
+import type { ArtifactBuilds, BuildSnapshot } from "./builds.ts";
 import type { AbandonAttempt } from "./control.ts";
 import type { GateSnapshot } from "./gate.ts";
 import type { JudgePrecheck, JudgePrecheckState } from "./judge.ts";
@@ -12,7 +14,12 @@ export interface RunPlanOptions {
   readonly signal: AbortSignal;
   readonly clock: Clock;
   readonly random: Random;
-  readonly onEvent: RunEventSink;
+  /**
+   * Receives every event in emission order, one callback at a time (ORD-3): an asynchronous
+   * callback is awaited before the next event is delivered, and the run resolves only after the
+   * last callback settled. A rejection fails the run like an internal error (INT-3).
+   */
+  readonly onEvent: RunEventCallback;
   /** The global cap G. */
   readonly cap: number;
   /** Builds the result of an Attempt abandoned after the abort grace period. */
@@ -32,6 +39,20 @@ export interface RunPlanOptions {
   readonly beforeTeardown?: (experimentId: string) => Promise<boolean>;
   /** Machine slots and create pacing of sandbox Attempts (MSB, sandboxes.md §4.4). */
   readonly sandbox?: PhysicalOptions;
+  /** Image/template builds the slots depend on (CHAIN-2); without it no slot waits for one. */
+  readonly builds?: ArtifactBuilds;
+  /**
+   * Backpressure of the event consumers (the Record writer): after an Attempt ended, its global
+   * slot is released only once this resolves. `null` means no wait. It bounds what a slow
+   * consumer holds in memory when Attempts end faster than their results can be stored; it never
+   * delays an Attempt's own execution or deadline. Ends early on interrupt.
+   */
+  readonly backpressure?: () => Promise<void> | null;
+  /**
+   * What the returned outcomes keep of an executed Attempt's result, once every event carrying
+   * the whole result was emitted; default: all of it. A long run keeps one per slot in memory.
+   */
+  readonly retain?: (result: AttemptResult) => AttemptResult;
 }
 
 /** What the lifecycle needs to coordinate with other processes (scheduling.md §12–§14). */
@@ -56,7 +77,8 @@ export interface SchedulerSnapshot {
   readonly cap: number;
   /**
    * Held global slots. Equals `running − backoff` (RUN-4) whenever no Attempt is between its
-   * grant and its `attempt_start` (a few microtasks, CHAIN-7 … CHAIN-10); never less.
+   * grant and its `attempt_start` (a few microtasks, CHAIN-7 … CHAIN-10) or between its
+   * `attempt_end` and the end of the consumers' `backpressure`; never less.
    */
   readonly heldSlots: number;
   readonly globalWaiters: number;
@@ -73,4 +95,6 @@ export interface SchedulerSnapshot {
   /** Runnable slots not yet started nor closed. */
   readonly queued: number;
   readonly judgePrecheck: JudgePrecheckState;
+  /** Image/template builds of this run (CHAIN-2). */
+  readonly builds: BuildSnapshot;
 }

@@ -33,6 +33,7 @@ function physical(
     exclusive: true,
     identity: "id",
     physical: {},
+    buildKeys: [],
     fixtures: [],
     lifetimeMs: null,
     poolKey: null,

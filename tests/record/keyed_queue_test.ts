@@ -106,3 +106,37 @@ Deno.test("KeyedQueue.idle() rejects with a job's rejection and drops that key's
 Deno.test("KeyedQueue refuses a limit below 1", () => {
   assert.throws(() => new KeyedQueue(0, () => Promise.resolve()), RangeError);
 });
+
+Deno.test("KeyedQueue.whenAtMost() resolves once the queued and running jobs shrank to the size", async () => {
+  const { queue, push } = manualQueue(2);
+  const steps = [push(1, "a"), push(2, "b"), push(3, "c"), push(3, "d")];
+  await queue.whenAtMost(4); // already true: resolves at once
+  let shrunk = false;
+  const wait = queue.whenAtMost(2).then(() => shrunk = true);
+  steps[0]!.done.resolve();
+  await settle();
+  assert.equal(queue.size, 3);
+  assert.equal(shrunk, false);
+  steps[1]!.done.resolve();
+  await settle();
+  assert.equal(queue.size, 2);
+  assert.equal(shrunk, true);
+  await wait;
+  for (const s of steps) s.done.resolve();
+  await queue.idle();
+  assert.equal(queue.size, 0);
+});
+
+Deno.test("KeyedQueue.whenAtMost() counts the unrun jobs of a key whose job rejected as gone", async () => {
+  const queue = new KeyedQueue<number>(
+    1,
+    (n) => n === 1 ? Promise.reject(new Error("boom")) : Promise.resolve(),
+  );
+  queue.push(7, 1);
+  queue.push(7, 2);
+  queue.push(7, 3);
+  assert.equal(queue.size, 3);
+  await queue.whenAtMost(0);
+  assert.equal(queue.size, 0);
+  await assert.rejects(queue.idle(), /boom/);
+});

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import type { SlotOutcome } from "../../src/_shared/mod.ts";
-import { exitCodeOf, summarize } from "../../src/report/mod.ts";
+import { exitCodeOf, reportedResult, summarize } from "../../src/report/mod.ts";
 import { sketchPlan } from "../_fakes/plans.ts";
-import { result } from "../_fakes/results.ts";
+import { entry, result } from "../_fakes/results.ts";
 
 const plan = sketchPlan([{ id: "x", evals: [["a", "pass"], ["b", "pass"]], attempts: 2 }]);
 const exec = (
@@ -105,4 +105,40 @@ Deno.test("summarize() heads SCORED when only score evals report and COMPLETED f
     interrupted: false,
   });
   assert.equal(mixedFailed.headline, "FAILED", "a failure outranks COMPLETED");
+});
+
+Deno.test("reportedResult() keeps the failed assertions and drops the transcript, phases, logs and diagnostics", () => {
+  const full = result({ attemptId: "a", verdict: "failed" });
+  const passed = entry({ index: 1, criterion: "kept out" });
+  const failedEntries = full.details.assertions.filter((a) => a.status === "failed");
+  assert.ok(failedEntries.length > 0);
+  const withAll = {
+    ...full,
+    details: {
+      assertions: [...full.details.assertions, passed],
+      turns: full.details.turns,
+      phases: [{ phase: "test", startedAt: 1, endedAt: 2 }],
+      diagnostics: [{ code: "d", level: "warning" as const, message: "m", data: null }],
+      logs: [{ at: 1, text: "log" }],
+    },
+  };
+  const kept = reportedResult(withAll);
+  assert.deepEqual(kept.details, {
+    assertions: failedEntries,
+    turns: [],
+    phases: [],
+    diagnostics: [],
+    logs: [],
+  });
+  const { details: _a, ...rest } = kept;
+  const { details: _b, ...restFull } = withAll;
+  assert.deepEqual(rest, restFull);
+  // Every end-of-run report reads the same from either.
+  const outcome = (r: typeof full): SlotOutcome[] => [{ kind: "executed", result: r }];
+  const one = sketchPlan([{ id: "exp", evals: [["e1", "pass"]] }]);
+  const opts = { runIdOf: () => "run", interrupted: false };
+  assert.deepEqual(
+    summarize(one, outcome(kept), opts).counts,
+    summarize(one, outcome(withAll), opts).counts,
+  );
 });

@@ -2,7 +2,12 @@
 import type { SlotOutcome } from "../../src/_shared/mod.ts";
 import type { Random } from "../../src/_shared/mod.ts";
 import type { Plan } from "../../src/plan/mod.ts";
-import { createScheduler, type JudgePrecheck, type Scheduler } from "../../src/scheduler/mod.ts";
+import {
+  createScheduler,
+  type JudgePrecheck,
+  type RunPlanOptions,
+  type Scheduler,
+} from "../../src/scheduler/mod.ts";
 import {
   type AuditLimits,
   type AutoScript,
@@ -22,6 +27,8 @@ export interface StartOptions {
   readonly judge?: JudgePrecheck;
   /** Extra limits for the replay (experiment caps default to the plan's). */
   readonly serialGroups?: AuditLimits["serialGroups"];
+  readonly backpressure?: RunPlanOptions["backpressure"];
+  readonly retain?: RunPlanOptions["retain"];
 }
 
 /** A running scheduler and everything a test drives or observes. */
@@ -72,6 +79,8 @@ export function startRun(plan: Plan, options: StartOptions): Run {
     cap: options.cap,
     abandon: fakeAbandon,
     ...(options.judge ? { judge: options.judge } : {}),
+    ...(options.backpressure ? { backpressure: options.backpressure } : {}),
+    ...(options.retain ? { retain: options.retain } : {}),
   });
   log.snapshot = () => scheduler.snapshot();
   const done = scheduler.run();

@@ -31,6 +31,8 @@ import {
   createPhysicalResolver,
   createProviderRegistry,
   defineSandbox,
+  prepareArtifact,
+  type ProviderLoader,
   type SandboxLayer,
 } from "../../src/sandbox/mod.ts";
 import {
@@ -83,6 +85,8 @@ export interface SandboxRunSpec {
     readonly onUnavailable: "stop-group" | "replace-sandbox";
     /** Members in the order given to `defineEvalGroup`. */
     readonly members: readonly string[];
+    /** The group's own (template-less) layer. */
+    readonly sandbox?: SandboxLayer;
   }[];
   /** The fake provider (name `fake` unless given). */
   readonly provider?: Omit<FakeProviderOptions, "clock">;
@@ -91,6 +95,13 @@ export interface SandboxRunSpec {
   readonly recommendedConcurrency?: number;
   readonly machineSlots?: MachineSlotSource;
   readonly createsPerSecond?: Readonly<Record<string, number>>;
+  /**
+   * Registered providers (built-in names) for the planning and the runtime registry, e.g. a fake
+   * with artifacts behind `localSandbox()`. @default {the built-in providers}
+   */
+  readonly providers?: Readonly<Record<string, ProviderLoader>>;
+  /** `maxBuildConcurrency` of the run's build gate. @default {2} */
+  readonly maxBuildConcurrency?: number;
 }
 
 /** A planned sandbox run, started on fake time. */
@@ -149,7 +160,7 @@ export async function startSandboxRun(spec: SandboxRunSpec): Promise<SandboxRun>
   };
   const plan = await planOf(spec, template, body);
   const log = new EventLog(plan, { cap: spec.cap, experimentCaps: capsOf(plan) });
-  const registry = createProviderRegistry({ hostEnv: {}, clock });
+  const registry = createProviderRegistry({ hostEnv: {}, clock }, spec.providers);
   const random = createSeededRandom(7);
   const runtime = new SandboxRuntime({
     registry,
@@ -174,6 +185,19 @@ export async function startSandboxRun(spec: SandboxRunSpec): Promise<SandboxRun>
       sandbox: {
         ...(spec.machineSlots ? { machineSlots: spec.machineSlots } : {}),
         ...(spec.createsPerSecond ? { createsPerSecond: spec.createsPerSecond } : {}),
+      },
+      // As `exp` wires it: each key goes to its template provider's `prepareArtifacts`.
+      builds: {
+        ...(spec.maxBuildConcurrency !== undefined
+          ? { maxConcurrency: spec.maxBuildConcurrency }
+          : {}),
+        prepare: (sandbox, key, { signal }) =>
+          prepareArtifact(registry, {
+            template: sandbox.layers[0]!.layer,
+            plan: sandbox.physical,
+            key,
+            signal,
+          }),
       },
     },
   );
@@ -263,9 +287,12 @@ export async function planOf(
   }));
   const groups: DiscoveredGroup[] = (spec.groups ?? []).map((g) => {
     const members = g.members.map((id) => evals.find((e) => e.id === id)!);
+    // As discovery does (authoring.md §1.4): every member carries its group's layer.
+    if (g.sandbox) { for (const m of members) m.groupSandbox = g.sandbox; }
     const definition = defineEvalGroup({
       evals: members.map((m) => m.definition),
       onUnavailable: g.onUnavailable,
+      ...(g.sandbox ? { sandbox: g.sandbox } : {}),
     });
     return {
       id: g.id,
@@ -275,7 +302,10 @@ export async function planOf(
     };
   });
   const selection = select(experiments, evals, { evalPrefixes: [], tags: [] });
-  const registry = createProviderRegistry({ hostEnv: {}, clock: createFakeClock() });
+  const registry = createProviderRegistry(
+    { hostEnv: {}, clock: createFakeClock() },
+    spec.providers,
+  );
   const resolve = createPhysicalResolver({
     registry,
     projectRoot: "/project",
