@@ -2,7 +2,7 @@
  * The only module that reads `Deno.args`, `Deno.env`, signals and calls `Deno.exit` (STYLE.md §8).
  * It builds the real {@link Io} and runs `main`.
  */
-import { realClock } from "../_shared/mod.ts";
+import { realClock, type TimerHandle } from "../_shared/mod.ts";
 import { realRandom } from "../_shared/mod.ts";
 import { installApi } from "../loader/mod.ts";
 import type { ApiNamespaces } from "../loader/mod.ts";
@@ -11,18 +11,25 @@ import { main } from "./main.ts";
 
 /** De-duplication window of a relayed signal (toolchain.md §10.5.2). */
 const SIGNAL_DEDUPE_MS = 250;
+/** How often the child of a launcher checks that its launcher still lives (toolchain.md §10.5.1). */
+const PARENT_WATCH_MS = 250;
 
 /** Runs the CLI as this process: parses `Deno.args`, wires signals, exits with main's code. */
 export async function runProcess(options: { api: ApiNamespaces }): Promise<never> {
   installApi(options.api);
   const interrupt = new AbortController();
   const force = new AbortController();
+  // Set by a launcher that relays signals (toolchain.md §10.5): only then can one Ctrl-C arrive
+  // twice, once from the terminal and once relayed.
+  const launcher = Deno.env.get("NICEEVAL_PARENT_PID");
   let lastSignal = { name: "", at: 0 };
   let count = 0;
   const { atExit, exit } = exitHooks();
   const onSignal = (name: "SIGINT" | "SIGTERM") => () => {
     const now = realClock.now();
-    if (name === lastSignal.name && now - lastSignal.at < SIGNAL_DEDUPE_MS) return;
+    const relayed = launcher !== undefined && name === lastSignal.name &&
+      now - lastSignal.at < SIGNAL_DEDUPE_MS;
+    if (relayed) return;
     lastSignal = { name, at: now };
     count++;
     if (count === 1) interrupt.abort(name);
@@ -33,6 +40,7 @@ export async function runProcess(options: { api: ApiNamespaces }): Promise<never
   for (const [name, handler] of Object.entries(handlers)) {
     Deno.addSignalListener(name as Deno.Signal, handler);
   }
+  const watchdog = launcher === undefined ? undefined : watchParent(launcher, handlers.SIGTERM);
   const io: Io = {
     stdout: sink(Deno.stdout),
     stderr: sink(Deno.stderr),
@@ -51,10 +59,29 @@ export async function runProcess(options: { api: ApiNamespaces }): Promise<never
     atExit,
   };
   const code = await main(Deno.args, io);
+  watchdog?.();
   for (const [name, handler] of Object.entries(handlers)) {
     Deno.removeSignalListener(name as Deno.Signal, handler);
   }
   return exit(code);
+}
+
+/**
+ * toolchain.md §10.5.1: once the launcher is gone (this process was re-parented), takes the SIGTERM
+ * path, so that an orphan never keeps holding the Record root. The timer does not keep the
+ * process alive.
+ */
+function watchParent(launcher: string, onGone: () => void): () => void {
+  let timer: TimerHandle | undefined;
+  const check = () => {
+    if (String(Deno.ppid) !== launcher) return onGone();
+    timer = realClock.setTimeout(check, PARENT_WATCH_MS);
+    Deno.unrefTimer(timer as number);
+  };
+  check();
+  return () => {
+    if (timer !== undefined) realClock.clearTimeout(timer);
+  };
 }
 
 const encoder = new TextEncoder();
@@ -68,11 +95,20 @@ function sink(file: typeof Deno.stdout): TextSink {
       return undefined;
     }
   };
+  // A reader that went away (`exp --json | head -1`) is not a failure of the run: it goes on
+  // and stores its results; only this stream's output is dropped from then on.
+  let closed = false;
   return {
     write: (text) => {
+      if (closed) return;
       const bytes = encoder.encode(text);
       let offset = 0;
-      while (offset < bytes.length) offset += file.writeSync(bytes.subarray(offset));
+      try {
+        while (offset < bytes.length) offset += file.writeSync(bytes.subarray(offset));
+      } catch (error) {
+        if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+        closed = true;
+      }
     },
     isTerminal: file.isTerminal(),
     columns: () => size()?.columns,
