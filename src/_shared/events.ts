@@ -200,7 +200,12 @@ export type RunEvent =
   | { readonly type: "interrupted"; readonly at: number; readonly signal: string };
 
 /** What a run-scope wait waits for. */
-export type WaitScope = "state-lease" | "lane" | "machine-slot" | "orphan-recovery";
+export type WaitScope =
+  | "state-lease"
+  | "lane"
+  | "machine-slot"
+  | "orphan-recovery"
+  | "judge-precheck";
 
 /** A function that receives run events; implementations must not throw. */
 export type RunEventSink = (event: RunEvent) => void;

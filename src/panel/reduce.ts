@@ -70,6 +70,8 @@ function waitText(e: Extract<RunEvent, { type: "wait" }>): string {
       return `waiting for machine sandbox budget · ${e.key}${e.detail ? ` ${e.detail}` : ""}`;
     case "orphan-recovery":
       return `recovering orphaned teardown · ${e.key}`;
+    case "judge-precheck":
+      return "prechecking judge config";
   }
 }
 

@@ -57,9 +57,24 @@ export class JudgeGate {
     }
     if (endpoints.size === 0) return;
     this.#state = "running";
+    this.#emitWait("started");
     this.#done = Promise.all([...endpoints].map((e) => this.#check(precheck, e))).then(() => {
       this.#state = "done";
+      this.#emitWait("ended");
       this.#report(precheck);
+    });
+  }
+
+  /** The run-scope row `prechecking judge config` (OUT-4) while the precheck runs. */
+  #emitWait(state: "started" | "ended"): void {
+    this.#deps.emit({
+      type: "wait",
+      at: this.#deps.clock.now(),
+      scope: "judge-precheck",
+      key: "judge",
+      experimentId: null,
+      state,
+      detail: null,
     });
   }
 

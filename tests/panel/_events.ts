@@ -1,5 +1,5 @@
 /** Run-event builders for panel tests: slots by (experiment, eval, ordinal), times in ms from T0. */
-import type { AttemptVerdict, RunEvent, SlotRef } from "../../src/_shared/mod.ts";
+import type { AttemptVerdict, RunEvent, SlotRef, WaitScope } from "../../src/_shared/mod.ts";
 import {
   createPanelState,
   type PanelStart,
@@ -147,7 +147,7 @@ export function fold(start: PanelStart, events: readonly RunEvent[]): PanelState
 
 /** A run-scope wait event (OUT-4 rows). */
 export function wait(
-  scope: "state-lease" | "lane" | "machine-slot" | "orphan-recovery",
+  scope: WaitScope,
   key: string,
   ms: number,
   state: "started" | "ended",

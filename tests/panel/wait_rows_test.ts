@@ -33,3 +33,19 @@ Deno.test("reducePanel() drops a wait row on its end and ignores an end without 
   ]);
   assert.deepEqual(state.scopeRows, []);
 });
+
+Deno.test("renderPanel() shows `prechecking judge config` while the judge precheck runs (OUT-4)", () => {
+  const during = fold(panelStart(2, 0), [wait("judge-precheck", "judge", 0, "started")]);
+  assert.deepEqual(renderPanel(during, { width: 90, now: T0 + 1_500, color: false, boxed: true }), [
+    "╭─ niceeval exp ────────────────────────────────────────────────────────────────── 1.5s ─╮",
+    "│ 2 total · 0 reused · 0 running · 2 queued · 0 passed · 0 failed · 0 errored            │",
+    "├─ ACTIVE ───────────────────────────────────────────────────────────────────────────────┤",
+    "│ ◦ prechecking judge config    1.5s                                                     │",
+    "╰────────────────────────────────────────────────────────────────────────────────────────╯",
+  ]);
+  const after = fold(panelStart(2, 0), [
+    wait("judge-precheck", "judge", 0, "started"),
+    wait("judge-precheck", "judge", 2_000, "ended"),
+  ]);
+  assert.deepEqual(after.scopeRows, []);
+});

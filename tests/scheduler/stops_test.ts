@@ -156,6 +156,9 @@ Deno.test("S113 a failing judge endpoint errors only the Attempts that use it", 
   const during = run.scheduler.snapshot();
   assert.equal(during.judgePrecheck, "running");
   assert.deepEqual([during.queued, during.heldSlots, during.running], [6, 0, 0]);
+  const waitStates = () =>
+    run.log.ofType("wait").filter((w) => w.scope === "judge-precheck").map((w) => w.state);
+  assert.deepEqual(waitStates(), ["started"]); // OUT-4 row `prechecking judge config`
   release();
   const outcomes = await run.finish();
   assert.deepEqual(probes, ["judge:j1", "judge:j2", "judge:j1"]);
@@ -172,6 +175,7 @@ Deno.test("S113 a failing judge endpoint errors only the Attempts that use it", 
   assert.deepEqual(errors[0]!.data, { experimentId: "x", evalId: "j1", planned: 2, errored: 2 });
   assert.match(errors[0]!.message, /401 unauthorized/);
   assert.equal(run.scheduler.snapshot().judgePrecheck, "done");
+  assert.deepEqual(waitStates(), ["started", "ended"]);
 });
 
 Deno.test("runPlan() fails a judge probe try that does not answer within 20 s (STOP-7)", async () => {
