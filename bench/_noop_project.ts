@@ -34,3 +34,32 @@ export async function peakRssKiB(pid: number): Promise<number> {
     return 0;
   }
 }
+
+/** What {@link measureChild} saw of one CLI subprocess. */
+export interface ChildMeasurement {
+  readonly output: Deno.CommandOutput;
+  /** From spawn to exit, process start included. */
+  readonly wallMs: number;
+  readonly peakKiB: number;
+}
+
+/** Polls `child`'s peak RSS every `pollMs` while it runs; resolves with its output once it exits. */
+export async function measureChild(
+  child: Deno.ChildProcess,
+  started: number,
+  pollMs = 25,
+): Promise<ChildMeasurement> {
+  let peakKiB = 0;
+  let running = true;
+  const poll = (async () => {
+    while (running) {
+      peakKiB = Math.max(peakKiB, await peakRssKiB(child.pid));
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  })();
+  const output = await child.output();
+  const wallMs = performance.now() - started;
+  running = false;
+  await poll;
+  return { output, wallMs, peakKiB };
+}

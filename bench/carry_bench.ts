@@ -21,11 +21,10 @@ import {
 import { CONFIG_A, digestFor, INPUT_1, writeRun } from "../tests/_fakes/record.ts";
 import { result } from "../tests/_fakes/results.ts";
 import { tempProject } from "../tests/_helpers/cli.ts";
-import { noopProjectFiles, peakRssKiB } from "./_noop_project.ts";
+import { measureChild, noopProjectFiles } from "./_noop_project.ts";
 
 const N = Number(Deno.env.get("NICEEVAL_BENCH_CARRY_N") ?? 1_000);
 const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
-const POLL_MS = 25;
 
 function report(line: string): void {
   // deno-lint-ignore no-console -- a bench reports its figures on stdout
@@ -79,19 +78,10 @@ async function cli(): Promise<void> {
   const first = await project.run(["exp", "--json", "--max-concurrency", "100"]);
   if (first.code !== 0) throw new Error(`niceeval exp exited ${first.code}: ${first.stderr}`);
   const started = performance.now();
-  const child = project.spawn(["exp", "--dry", "--json"]);
-  let peakKiB = 0;
-  let running = true;
-  const poll = (async () => {
-    while (running) {
-      peakKiB = Math.max(peakKiB, await peakRssKiB(child.pid));
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
-  })();
-  const output = await child.output();
-  const ms = performance.now() - started;
-  running = false;
-  await poll;
+  const { output, wallMs: ms, peakKiB } = await measureChild(
+    project.spawn(["exp", "--dry", "--json"]),
+    started,
+  );
   if (output.code !== 0) throw new Error(`niceeval exp --dry exited ${output.code}`);
   const dry = JSON.parse(new TextDecoder().decode(output.stdout));
   if (dry.reused !== N) throw new Error(`exp --dry reused ${dry.reused} of ${N} slots`);

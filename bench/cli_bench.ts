@@ -16,7 +16,7 @@
  */
 import { join } from "node:path";
 import { type TempProject, tempProject } from "../tests/_helpers/cli.ts";
-import { noopProjectFiles, peakRssKiB } from "./_noop_project.ts";
+import { measureChild, noopProjectFiles } from "./_noop_project.ts";
 
 const SIZES = [200, 10_000];
 const CAPS = [1, 10, 100];
@@ -52,18 +52,7 @@ async function measure(n: number, cap: number): Promise<Measurement> {
   const recordArgs = record ? ["--record", join(record, `n${n}-c${cap}`)] : [];
   const started = performance.now();
   const child = project.spawn(["exp", "--json", "--max-concurrency", String(cap), ...recordArgs]);
-  let peakKiB = 0;
-  let running = true;
-  const poll = (async () => {
-    while (running) {
-      peakKiB = Math.max(peakKiB, await peakRssKiB(child.pid));
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
-  })();
-  const output = await child.output();
-  const wallMs = performance.now() - started;
-  running = false;
-  await poll;
+  const { output, wallMs, peakKiB } = await measureChild(child, started, POLL_MS);
   if (record) leftovers.push(join(record, `n${n}-c${cap}`));
   return { wallMs, peakKiB, code: output.code };
 }

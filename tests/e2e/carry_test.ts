@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ndjson, REPO, type TempProject, tempProject } from "../_helpers/cli.ts";
 import { tree } from "./_coordination.ts";
+import { weatherServer } from "../_fakes/chat_server.ts";
 
 type Json = Record<string, unknown>;
 
@@ -306,38 +307,6 @@ Deno.test("S137 the latest Run's errored ordinal runs again; the older pass is n
   assert.equal((row.ordinals as Json[])[0]!.verdict, "errored");
   assert.deepEqual((await expect(p, [], 0, env)).executed, ["agent:check#0"]);
 });
-
-/**
- * A chat-completions server on 127.0.0.1: a question gets a get_weather call, a tool result the
- * final answer. `requests()` counts what it answered.
- */
-function weatherServer(): AsyncDisposable & { baseUrl: string; requests(): number } {
-  let requests = 0;
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
-    requests++;
-    const last = (await req.json()).messages.at(-1);
-    const message = last.role === "tool"
-      ? { role: "assistant", content: `It is ${JSON.parse(last.content).sky} in Brooklyn.` }
-      : {
-        role: "assistant",
-        content: null,
-        tool_calls: [{
-          id: "call_1",
-          type: "function",
-          function: { name: "get_weather", arguments: '{"city":"Brooklyn"}' },
-        }],
-      };
-    return Response.json({
-      choices: [{ index: 0, message, finish_reason: last.role === "tool" ? "stop" : "tool_calls" }],
-      usage: { prompt_tokens: 12, completion_tokens: 5 },
-    });
-  });
-  return {
-    baseUrl: `http://127.0.0.1:${server.addr.port}/v1`,
-    requests: () => requests,
-    [Symbol.asyncDispose]: () => server.shutdown(),
-  };
-}
 
 Deno.test("niceeval exp: other credentials, another API key variable or other header values carry every slot exits 0", async () => {
   await using server = weatherServer();
