@@ -19,13 +19,13 @@ import {
 } from "../plan/mod.ts";
 import {
   agentInstallIdentity,
+  artifactPreparer,
   createPhysicalResolver,
   createProcessProbe as createSandboxProbe,
   createProviderRegistry,
   isSandboxError,
   layerIdentity,
   localTmpDir,
-  prepareArtifact,
   readOwnerIdentity,
   sweepLocalOrphans,
 } from "../sandbox/mod.ts";
@@ -322,13 +322,7 @@ export async function openSandboxes(
       sandbox: { machineSlots, createsPerSecond: project.config.createsPerSecond },
       builds: {
         maxConcurrency: project.config.maxBuildConcurrency,
-        prepare: (sandbox, key, { signal }) =>
-          prepareArtifact(registry, {
-            template: sandbox.layers[0]!.layer,
-            plan: sandbox.physical,
-            key,
-            signal,
-          }),
+        prepare: artifactPreparer(registry),
       },
       beforeTeardown: async (experimentId) => {
         const failures = await runtime.stopPools(experimentId);

@@ -3,6 +3,7 @@
  * build gate decides when and how many at once (CHAIN-2, rule 63); this hands each key to the
  * provider's `prepareArtifacts`. Providers without artifacts (rule 61) have nothing to prepare.
  */
+import type { PlannedSandbox } from "../plan/mod.ts";
 import type { ProviderRegistry } from "./registry.ts";
 import type { SandboxLayer } from "./types.ts";
 
@@ -28,4 +29,24 @@ export async function prepareArtifact(
     progress: o.progress ?? (() => undefined),
   });
   return done.source;
+}
+
+/**
+ * The scheduler's `builds.prepare` for `registry`: each key of a planned sandbox goes to the
+ * provider of its template layer (the first one).
+ */
+export function artifactPreparer(
+  registry: ProviderRegistry,
+): (
+  sandbox: PlannedSandbox,
+  key: string,
+  options: { readonly signal: AbortSignal },
+) => Promise<ArtifactSource> {
+  return (sandbox, key, { signal }) =>
+    prepareArtifact(registry, {
+      template: sandbox.layers[0]!.layer,
+      plan: sandbox.physical,
+      key,
+      signal,
+    });
 }

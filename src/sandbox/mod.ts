@@ -133,7 +133,7 @@ export type {
   SweepOptions,
 } from "./providers/local.ts";
 export { BUILTIN_PROVIDERS, createProviderRegistry } from "./registry.ts";
-export { prepareArtifact } from "./builds.ts";
+export { artifactPreparer, prepareArtifact } from "./builds.ts";
 export type { ArtifactSource } from "./builds.ts";
 export type { ProviderContext, ProviderLoader, ProviderRegistry } from "./registry.ts";
 export type {

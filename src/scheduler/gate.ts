@@ -14,6 +14,9 @@ interface Waiter {
   readonly grant: (permit: Permit) => void;
 }
 
+/** How a wait at a gate ended: granted, or stopped with the signal's reason. */
+export type GateEntry = { readonly permit: Permit } | { readonly stopped: unknown };
+
 /** What a gate reports to snapshots and the panel. */
 export interface GateSnapshot {
   readonly capacity: number;
@@ -74,31 +77,45 @@ export class PriorityGate {
     const immediate = this.tryAcquire();
     if (immediate) return Promise.resolve(immediate);
     return new Promise<Permit>((resolve, reject) => {
-      const cancel = this.enqueue(key, (permit) => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve(permit);
-      });
-      const onAbort = () => {
-        if (cancel()) reject(signal?.reason);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#wait(
+        key,
+        signal,
+        (entry) => "permit" in entry ? resolve(entry.permit) : reject(entry.stopped),
+      );
     });
   }
 
   /**
-   * Queues a waiter under `key` without a promise: `grant` is called synchronously when a unit
-   * goes to it. Returns `cancel`, which removes the waiter and returns true if it still waited.
-   * The caller checks {@link tryAcquire} first; a queued waiter is granted only by a release.
+   * Waits under `key` without a promise: `onEntry` is called synchronously with the permit at the
+   * grant, or with `signal.reason` once the signal aborts first. Returns false, queuing nothing,
+   * when a unit is free now or the signal already aborted (the caller takes the other path).
    */
-  enqueue(key: PriorityKey, grant: (permit: Permit) => void): () => boolean {
-    const waiter: Waiter = { key, grant };
+  park(key: PriorityKey, signal: AbortSignal, onEntry: (entry: GateEntry) => void): boolean {
+    if (signal.aborted || (this.#held < this.#capacity && this.#waiters.size === 0)) return false;
+    this.#wait(key, signal, onEntry);
+    return true;
+  }
+
+  #wait(
+    key: PriorityKey,
+    signal: AbortSignal | undefined,
+    onEntry: (entry: GateEntry) => void,
+  ): void {
+    const waiter: Waiter = {
+      key,
+      grant: (permit) => {
+        signal?.removeEventListener("abort", onAbort);
+        onEntry({ permit });
+      },
+    };
+    const onAbort = () => {
+      if (!this.#waiters.remove(waiter)) return;
+      this.onChange?.();
+      onEntry({ stopped: signal?.reason });
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
     this.#waiters.push(key, waiter);
     this.onChange?.();
-    return () => {
-      if (!this.#waiters.remove(waiter)) return false;
-      this.onChange?.();
-      return true;
-    };
   }
 
   /** Changes the capacity; a raise grants waiters at once, a cut never revokes held units. */

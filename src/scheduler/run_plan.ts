@@ -26,7 +26,7 @@ import { WaiterIndex } from "./_waiters.ts";
 import { buildFailureDiagnostic, BuildGate } from "./builds.ts";
 import { exclusiveSerialWarnings } from "./cap.ts";
 import type { RunAttempt } from "./control.ts";
-import { type GateSnapshot, type Permit, PriorityGate } from "./gate.ts";
+import { type GateEntry, type GateSnapshot, PriorityGate } from "./gate.ts";
 import { JudgeGate } from "./judge.ts";
 import { priorityKeys } from "./keys.ts";
 import { type ExperimentLifecycle, SetupFailedError } from "./lifecycle.ts";
@@ -36,9 +36,6 @@ import { PhysicalAdmission } from "./physical.ts";
 import { compareKeys, type PriorityKey } from "./priority_queue.ts";
 import { type StopDiagnostic, type StopReason, StopRules, type StopScope } from "./stops.ts";
 import type { RunPlanOptions, SchedulerSnapshot } from "./types.ts";
-
-/** How a parked slot's wait at its first gate ended: granted, or stopped with a reason. */
-type GateEntry = { readonly permit: Permit } | { readonly stopped: unknown };
 
 /** Runs a plan; see {@link createScheduler} for snapshots. */
 export function runPlan(
@@ -222,7 +219,7 @@ export class Scheduler {
    */
   #park(slot: PlannedSlot, start: (entry: GateEntry) => void): boolean {
     const stop = this.#waiters.get(slot.position)!.controller.signal;
-    if (stop.aborted || this.#physical.groups.predecessor(slot) !== null) return false;
+    if (this.#physical.groups.predecessor(slot) !== null) return false;
     if (this.#builds.needs(slot) || this.#judge.wait() !== null) return false;
     try {
       this.#preflight(slot);
@@ -230,16 +227,7 @@ export class Scheduler {
       return false; // the chain closes the slot with the same check
     }
     const gate = this.#experimentGates.get(slot.experimentIndex) ?? this.#global;
-    if (gate.held < gate.capacity && gate.waiting === 0) return false;
-    const onStop = () => {
-      if (cancel()) start({ stopped: stop.reason });
-    };
-    const cancel = gate.enqueue(this.#keys.get(slot.position)!, (permit) => {
-      stop.removeEventListener("abort", onStop);
-      start({ permit });
-    });
-    stop.addEventListener("abort", onStop, { once: true });
-    return true;
+    return gate.park(this.#keys.get(slot.position)!, stop, start);
   }
 
   async #runSlot(slot: PlannedSlot, entry?: GateEntry): Promise<void> {

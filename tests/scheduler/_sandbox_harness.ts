@@ -28,10 +28,10 @@ import {
   select,
 } from "../../src/plan/mod.ts";
 import {
+  artifactPreparer,
   createPhysicalResolver,
   createProviderRegistry,
   defineSandbox,
-  prepareArtifact,
   type ProviderLoader,
   type SandboxLayer,
 } from "../../src/sandbox/mod.ts";
@@ -191,13 +191,7 @@ export async function startSandboxRun(spec: SandboxRunSpec): Promise<SandboxRun>
         ...(spec.maxBuildConcurrency !== undefined
           ? { maxConcurrency: spec.maxBuildConcurrency }
           : {}),
-        prepare: (sandbox, key, { signal }) =>
-          prepareArtifact(registry, {
-            template: sandbox.layers[0]!.layer,
-            plan: sandbox.physical,
-            key,
-            signal,
-          }),
+        prepare: artifactPreparer(registry),
       },
     },
   );
