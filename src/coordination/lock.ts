@@ -64,14 +64,14 @@ export async function tryAcquireLock(
   try {
     if (options.owner) await replaceContent(file, JSON.stringify(options.owner) + "\n");
   } catch (error) {
-    file.close();
+    unlockAndClose(file);
     throw error;
   }
   let released = false;
   const release = () => {
     if (released) return;
     released = true;
-    file.close();
+    unlockAndClose(file);
   };
   return {
     path,
@@ -83,6 +83,18 @@ export async function tryAcquireLock(
     stat: () => file.stat(),
     [Symbol.asyncDispose]: () => Promise.resolve(release()),
   };
+}
+
+/**
+ * Unlocks before closing: a child being spawned by another thread holds a copy of every descriptor
+ * until its exec, and a close alone would leave the lock held by that copy for that moment.
+ */
+function unlockAndClose(file: Deno.FsFile): void {
+  try {
+    file.unlockSync();
+  } finally {
+    file.close();
+  }
 }
 
 async function replaceContent(file: Deno.FsFile, text: string): Promise<void> {

@@ -102,6 +102,34 @@ Deno.test("a child started while a lock is held does not inherit it", () =>
     }
   }));
 
+Deno.test("a lock released while another thread spawns children is free at once", () =>
+  withDir(async (dir) => {
+    // Between fork and exec a child holds a copy of every descriptor of the process; releasing
+    // must not leave the lock with that copy.
+    const spawner = `let go = true;
+self.onmessage = () => { go = false; };
+while (go) await new Deno.Command("true").spawn().status;
+self.postMessage("stopped");`;
+    const worker = new Worker(`data:application/javascript,${encodeURIComponent(spawner)}`, {
+      type: "module",
+    });
+    const path = join(dir, "r.lock");
+    let refused = 0;
+    try {
+      for (let i = 0; i < 300; i++) {
+        const lock = await tryAcquireLock(path);
+        if (lock) lock.release();
+        else refused++;
+      }
+    } finally {
+      const stopped = new Promise((resolve) => worker.onmessage = resolve);
+      worker.postMessage("stop");
+      await stopped;
+      worker.terminate();
+    }
+    assert.equal(refused, 0, "every acquisition right after a release succeeds");
+  }));
+
 Deno.test("acquireLock() polls on the injected clock and rejects with the abort reason", () =>
   withDir(async (dir) => {
     const path = join(dir, "z.lock");
