@@ -1,5 +1,5 @@
 /** Finds the user call site of an assertion: the first stack frame inside the project. */
-import { isAbsolute, relative, sep } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The location of a frame: `at fn (<where>:<line>:<col>)` or `at <where>:<line>:<col>`. */
@@ -8,64 +8,128 @@ const FRAME_REGEXP = /^\s*at (?:.*? \()?(.+?):(\d+):(\d+)\)?$/;
 const SCHEME_REGEXP = /^[a-z][a-z0-9+.-]*:/i;
 /** What a rewritten project-relative frame location may look like. */
 const RELATIVE_REGEXP = /^[^\s()<>]+$/;
-/** Frames {@link captureCallSite} looks at; niceeval's own frames come first. */
+/** Frames looked at when the first, narrow look finds no project frame (V8's default). */
 const CAPTURE_FRAMES = 10;
-
-/** The structured stack frame V8 hands `Error.prepareStackTrace`. */
-interface V8CallSite {
-  getFileName(): string | null | undefined;
-  getLineNumber(): number | null;
-}
+/**
+ * Frames of the first look below the caller's entry function: the few niceeval frames between
+ * the user's call and that function, plus the user's frame. Formatting a frame costs the runtime
+ * about as much as the whole capture, so the common case formats only these.
+ */
+const NARROW_FRAMES = 3;
+/** Bound of the per-finder memo of frame files; a project has far fewer distinct files. */
+const MAX_MEMO = 1_000;
 
 /** V8's stack-trace API on `Error`. */
 interface V8ErrorConstructor {
-  prepareStackTrace?: (error: Error, sites: V8CallSite[]) => unknown;
   stackTraceLimit: number;
   captureStackTrace(target: object, constructorOpt?: (...args: never[]) => unknown): void;
 }
 
 const V8_ERROR = Error as unknown as V8ErrorConstructor;
 
-function structuredFrames(_error: Error, sites: V8CallSite[]): V8CallSite[] {
-  return sites;
+/** A function that is on the stack of every capture: frames above its call are skipped. */
+export type FrameMarker = (...args: never[]) => unknown;
+
+/**
+ * Finds call sites for one project root. The stack is captured as text, formatted by whoever
+ * formats stacks (the runtime, or a loader's `Error.prepareStackTrace` that rewrites frames), so
+ * the global stack-trace settings are never swapped: only `Error.stackTraceLimit`, briefly.
+ * Frame files resolve to project paths once each (memoised): assertions repeat the same files.
+ */
+export class CallSiteFinder {
+  readonly #root: string;
+  readonly #ownDir: string;
+  /** `root` + separator when `root` is already normalised: frames below it need no `relative`. */
+  readonly #rootPrefix: string | undefined;
+  readonly #memo = new Map<string, string | undefined>();
+
+  constructor(root: string, ownDir: string) {
+    this.#root = root;
+    this.#ownDir = ownDir;
+    this.#rootPrefix = isAbsolute(root) && resolve(root) === root
+      ? (root.endsWith(sep) ? root : root + sep)
+      : undefined;
+  }
+
+  /**
+   * `<project-relative file>:<line>` of the first project frame among the callers of `below`
+   * (or of this method), or null. Looks at {@link NARROW_FRAMES} frames first, then at
+   * {@link CAPTURE_FRAMES}; when `below` is not on the stack, at the frames of this method's
+   * callers, as {@link captureCallSite} does.
+   */
+  find(below?: FrameMarker): string | null {
+    if (below !== undefined) {
+      const narrow = stackText(below, NARROW_FRAMES);
+      const lines = narrow.split("\n");
+      if (lines.length > 1) {
+        const found = this.#firstProjectFrame(lines);
+        if (found !== null || lines.length <= NARROW_FRAMES) return found;
+        return this.#firstProjectFrame(stackText(below, CAPTURE_FRAMES).split("\n"));
+      }
+    }
+    return this.#firstProjectFrame(stackText(this.find, CAPTURE_FRAMES).split("\n"));
+  }
+
+  /** The first frame line (after the header) that lies in the project, formatted. */
+  #firstProjectFrame(lines: readonly string[]): string | null {
+    for (let i = 1; i < lines.length; i++) {
+      const match = FRAME_REGEXP.exec(lines[i]!);
+      if (!match) continue;
+      const rel = this.#projectRelative(match[1]!);
+      if (rel !== undefined) return `${rel}:${match[2]}`;
+    }
+    return null;
+  }
+
+  #projectRelative(where: string): string | undefined {
+    const memo = this.#memo;
+    if (memo.has(where)) return memo.get(where);
+    const rel = this.#rootPrefix !== undefined && where.startsWith("file://")
+      ? this.#fileRelative(where)
+      : projectRelative(where, this.#root, this.#ownDir);
+    if (memo.size < MAX_MEMO) memo.set(where, rel);
+    return rel;
+  }
+
+  /** {@link projectRelative} of a `file:` URL when the root is normalised. */
+  #fileRelative(url: string): string | undefined {
+    let file: string;
+    try {
+      file = fileURLToPath(url);
+    } catch {
+      return undefined;
+    }
+    const own = this.#ownDir;
+    if (file === own || file.startsWith(own + sep)) return undefined;
+    // A normalised file strictly below the normalised root: its relative path is the rest.
+    const prefix = this.#rootPrefix!;
+    const rest = file.startsWith(prefix) ? file.slice(prefix.length) : undefined;
+    if (rest === undefined || rest.startsWith("..")) return relativeFile(file, this.#root, own);
+    return projectPath(rest);
+  }
+}
+
+/** The stack text of the callers of `below`, at most `frames` frames. */
+function stackText(below: FrameMarker, frames: number): string {
+  const limit = V8_ERROR.stackTraceLimit;
+  const holder: { stack?: unknown } = {};
+  V8_ERROR.stackTraceLimit = frames;
+  try {
+    V8_ERROR.captureStackTrace(holder, below);
+    // Read while the limit is set: the stack is prepared on first access.
+    const stack = holder.stack;
+    return typeof stack === "string" ? stack : "";
+  } finally {
+    V8_ERROR.stackTraceLimit = limit;
+  }
 }
 
 /**
- * The first project frame among this function's callers, as {@link callSiteOf} finds it, without
- * formatting the stack as text: at most 10 frames (V8's default) are captured as V8 call sites (source-mapped by
- * the runtime) and only their file names are read up to the first project frame. When someone
- * else formats stacks (`Error.prepareStackTrace` is set, as by a loader that rewrites frames),
- * their text is parsed instead.
+ * The first project frame among this function's callers, as {@link callSiteOf} finds it in the
+ * formatted stack: at most 10 frames (V8's default) are looked at.
  */
 export function captureCallSite(root: string, ownDir: string): string | null {
-  if (V8_ERROR.prepareStackTrace !== undefined || !("captureStackTrace" in V8_ERROR)) {
-    return callSiteOf(new Error().stack, root, ownDir);
-  }
-  const limit = V8_ERROR.stackTraceLimit;
-  const holder: { stack?: unknown } = {};
-  let sites: unknown;
-  V8_ERROR.prepareStackTrace = structuredFrames;
-  V8_ERROR.stackTraceLimit = CAPTURE_FRAMES;
-  try {
-    V8_ERROR.captureStackTrace(holder, captureCallSite);
-    // Read while `structuredFrames` is installed: V8 prepares the stack on first access.
-    sites = holder.stack;
-  } finally {
-    delete V8_ERROR.prepareStackTrace;
-    V8_ERROR.stackTraceLimit = limit;
-  }
-  if (!Array.isArray(sites)) return null;
-  for (const site of sites as V8CallSite[]) {
-    const where = site.getFileName();
-    if (!where) continue;
-    // Call sites name local modules by path; URLs and rewritten relative paths as in text.
-    const rel = isAbsolute(where)
-      ? relativeFile(where, root, ownDir)
-      : projectRelative(where, root, ownDir);
-    const line = rel === undefined ? null : site.getLineNumber();
-    if (line !== null) return `${rel}:${line}`;
-  }
-  return null;
+  return new CallSiteFinder(root, ownDir).find(captureCallSite);
 }
 
 /**

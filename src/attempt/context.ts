@@ -3,7 +3,7 @@
  * session lines. Every method delegates; the only state here is which lines exist.
  */
 import type { AsyncLocalStorage } from "node:async_hooks";
-import { AssertionAuthoringError, hasErrorName } from "../_shared/mod.ts";
+import { AssertionAuthoringError } from "../_shared/mod.ts";
 import { sumUsage, type TurnRecord, worstCoverage } from "../agents/mod.ts";
 import type { AssertionRecorder, EvidenceSnapshot } from "../expect/mod.ts";
 import type { DiagnosticInput, ProgressUpdate, StreamEvent } from "../agents/mod.ts";
@@ -31,22 +31,149 @@ export interface ContextDeps extends LineDeps {
   readonly groups: AsyncLocalStorage<readonly string[]>;
 }
 
-type Methods = Record<string, (...args: unknown[]) => unknown>;
-
 /** Creates `t` and its session lines; `lines` grows with `t.newSession()`. */
 export function createTestContext(
   deps: ContextDeps,
 ): { t: TestContext<Kind>; lines: SessionLine[] } {
   const lines: SessionLine[] = [new SessionLine(0, deps)];
-  const allTurns = () => sortedTurns(lines);
-  const recorder = deps.recorder;
-  const t: Record<string | symbol, unknown> = {
-    evaluationKind: deps.kind,
-    ...withoutOrders(scopedMethods(deps, () => snapshot(deps, allTurns(), "attempt"))),
+  const t = ConversationObject.testContext(deps, lines);
+  return { t: t as unknown as TestContext<Kind>, lines };
+}
+
+/**
+ * `t` and the `t.newSession()` handles. Their methods are own closures, so that they also work
+ * destructured and spread. Their getters are shared by every Attempt and read the line through
+ * `this`: per-Attempt accessor functions would give every `t` its own hidden class (V8 cannot
+ * share a shape between objects whose accessors differ), which outlives the Attempt's young
+ * objects.
+ */
+class ConversationObject {
+  readonly #line: SessionLine;
+  readonly #deps: ContextDeps;
+  /** Every line of the Attempt for `t`; undefined for a session handle. */
+  readonly #lines: readonly SessionLine[] | undefined;
+
+  static readonly #REPLY: PropertyDescriptor = {
+    get(this: ConversationObject) {
+      return lastMessage(this.#line.turns);
+    },
+    enumerable: true,
+  };
+  static readonly #SESSION_ID: PropertyDescriptor = {
+    get(this: ConversationObject) {
+      return this.#line.session.id;
+    },
+    enumerable: true,
+  };
+  static readonly #EVENTS: PropertyDescriptor = {
+    get(this: ConversationObject) {
+      return Object.freeze(
+        this.#line.turns.flatMap((turn) => turn.events),
+      ) as readonly StreamEvent[];
+    },
+    enumerable: true,
+  };
+  static readonly #SIGNAL: PropertyDescriptor = {
+    get(this: ConversationObject) {
+      return this.#deps.signal;
+    },
+    enumerable: true,
+  };
+  static readonly #USAGE: PropertyDescriptor = {
+    get(this: ConversationObject) {
+      const turns = this.#lines ? sortedTurns(this.#lines) : this.#line.turns;
+      return sumUsage(turns.map((turn) => turn.usage));
+    },
+    enumerable: true,
+  };
+  // Not enumerable: spreading `t` must not throw.
+  static readonly #SANDBOX: PropertyDescriptor = {
+    get(this: ConversationObject) {
+      const deps = this.#deps;
+      return deps.sandbox?.() ?? notAvailable(deps, "no-sandbox", "t.sandbox");
+    },
+  };
+  static readonly #LATER: readonly (readonly [string, PropertyDescriptor])[] = LATER_PROPERTIES
+    .map((name) => [name, {
+      get(this: ConversationObject) {
+        return notAvailable(this.#deps, "not-supported", `t.${name}`);
+      },
+    }]);
+
+  private constructor(
+    line: SessionLine,
+    deps: ContextDeps,
+    lines: readonly SessionLine[] | undefined,
+  ) {
+    this.#line = line;
+    this.#deps = deps;
+    this.#lines = lines;
+  }
+
+  /** `t`: the main session's conversation, the Attempt-wide assertions and the helpers. */
+  static testContext(deps: ContextDeps, lines: SessionLine[]): ConversationObject {
+    const t = new ConversationObject(lines[0]!, deps, lines);
+    const own = t as unknown as Record<string, unknown>;
+    const recorder = deps.recorder;
+    own.evaluationKind = deps.kind;
+    // Properties added by key rather than by name turn an object into a dictionary once it has
+    // more than a dozen fields outside the object: these come first, while it has few.
+    for (const name of LATER_METHODS) {
+      own[name] = () => notAvailable(deps, "not-supported", `t.${name}`);
+    }
+    const read = () => snapshot(deps, sortedTurns(lines), "attempt");
+    // `t` has no order assertions: turns of different sessions have no common order (§3.2).
+    Object.assign(t, recorder.scoped(read, { orders: false }));
+    Object.assign(t, helpers(deps, lines));
+    own.check = recorder.check;
+    own.score = recorder.score;
+    t.#defineConversation();
+    Object.defineProperty(t, "signal", ConversationObject.#SIGNAL);
+    own.model = deps.model;
+    own.flags = deps.flags;
+    Object.defineProperty(t, "usage", ConversationObject.#USAGE);
+    Object.defineProperty(t, "sandbox", ConversationObject.#SANDBOX);
+    for (const [name, descriptor] of ConversationObject.#LATER) {
+      Object.defineProperty(t, name, descriptor);
+    }
+    Object.freeze(t);
+    return t;
+  }
+
+  /** A `t.newSession()` handle over `line`. */
+  static sessionHandle(line: SessionLine, deps: ContextDeps): ConversationObject {
+    const handle = new ConversationObject(line, deps, undefined);
+    Object.assign(handle, deps.recorder.scoped(() => snapshot(deps, [...line.turns], "session")));
+    handle.#defineConversation();
+    Object.defineProperty(handle, "usage", ConversationObject.#USAGE);
+    Object.freeze(handle);
+    return handle;
+  }
+
+  /** Adds `send`, `reply`, `sessionId` and `events` of the line. */
+  #defineConversation(): void {
+    const line = this.#line;
+    const deps = this.#deps;
+    (this as unknown as Record<string, unknown>).send = (input: SendInput) => {
+      const sent = sendOn(line, input, deps);
+      // The failure is recorded with the Attempt either way; a send nobody awaits (it was still
+      // in flight when the body settled) must not surface as an unhandled rejection.
+      sent.catch(ignore);
+      return sent;
+    };
+    Object.defineProperty(this, "reply", ConversationObject.#REPLY);
+    Object.defineProperty(this, "sessionId", ConversationObject.#SESSION_ID);
+    Object.defineProperty(this, "events", ConversationObject.#EVENTS);
+  }
+}
+
+/** The helpers of `t`; they share one closure scope. */
+function helpers(deps: ContextDeps, lines: SessionLine[]) {
+  return {
     newSession: () => {
       const line = new SessionLine(lines.length, deps);
       lines.push(line);
-      return sessionHandle(line, deps);
+      return ConversationObject.sessionHandle(line, deps) as unknown as SessionHandle<Kind>;
     },
     progress: (u: ProgressUpdate) => deps.control.activity(`running eval · ${u.message}`),
     log: (message: string) => {
@@ -59,25 +186,17 @@ export function createTestContext(
       const path = [...(deps.groups.getStore() ?? []), String(title)];
       return deps.groups.run(path, async () => await body());
     },
-    check: guard(deps, (...args: unknown[]) => (recorder.check as Methods[string])(...args)),
-    score: guard(deps, (points: unknown) => recorder.score(points as number)),
   };
-  defineConversation(t, lines[0]!, deps);
-  Object.defineProperties(t, {
-    signal: { get: () => deps.signal, enumerable: true },
-    model: { value: deps.model, enumerable: true },
-    flags: { value: deps.flags, enumerable: true },
-    usage: { get: () => sumUsage(allTurns().map((turn) => turn.usage)), enumerable: true },
-    // Not enumerable: spreading `t` must not throw.
-    sandbox: { get: () => deps.sandbox?.() ?? notAvailable(deps, "no-sandbox", "t.sandbox") },
-  });
-  for (const name of LATER_METHODS) {
-    t[name] = () => notAvailable(deps, "not-supported", `t.${name}`);
-  }
-  for (const name of LATER_PROPERTIES) {
-    Object.defineProperty(t, name, { get: () => notAvailable(deps, "not-supported", `t.${name}`) });
-  }
-  return { t: Object.freeze(t) as unknown as TestContext<Kind>, lines };
+}
+
+function ignore(): void {}
+
+async function sendOn(
+  line: SessionLine,
+  input: SendInput,
+  deps: ContextDeps,
+): Promise<TurnHandle<Kind>> {
+  return turnHandle(await line.send(inputText(input, deps)), deps);
 }
 
 function skip(deps: ContextDeps, reason: unknown): never {
@@ -102,104 +221,9 @@ function notAvailable(deps: ContextDeps, code: string, member: string): never {
   throw deps.authoringError(new AssertionAuthoringError(code, message));
 }
 
-/**
- * Wraps an assertion entry point so that an authoring error is recorded when it is thrown (rule
- * 3.5.8), before the test can catch it, and so that handles it returns do the same.
- */
-function guard<A extends unknown[]>(
-  deps: ContextDeps,
-  fn: (...args: A) => unknown,
-): (...args: A) => unknown {
-  return (...args: A) => {
-    try {
-      const result = fn(...args);
-      return isHandle(result) ? guardHandle(deps, result) : result;
-    } catch (error) {
-      if (hasErrorName(error, "AssertionAuthoringError")) {
-        deps.authoringError(error as AssertionAuthoringError);
-      }
-      throw error;
-    }
-  };
-}
-
-function isHandle(value: unknown): value is Methods {
-  return typeof value === "object" && value !== null &&
-    typeof (value as { label?: unknown }).label === "function";
-}
-
-/** A handle whose methods record authoring errors at the call; chaining returns the wrapper. */
-function guardHandle(deps: ContextDeps, handle: Methods): Methods {
-  const wrapped: Methods = {};
-  for (const [name, method] of Object.entries(handle)) {
-    wrapped[name] = (...args: unknown[]) => {
-      try {
-        const result = method(...args);
-        return result === handle ? wrapped : result;
-      } catch (error) {
-        if (hasErrorName(error, "AssertionAuthoringError")) {
-          deps.authoringError(error as AssertionAuthoringError);
-        }
-        throw error;
-      }
-    };
-  }
-  return Object.freeze(wrapped);
-}
-
-/** The scoped (and order) assertions of one scope, guarded. */
-function scopedMethods(deps: ContextDeps, read: () => EvidenceSnapshot): Methods {
-  const out: Methods = {};
-  for (const [name, method] of Object.entries(deps.recorder.scoped(read) as unknown as Methods)) {
-    out[name] = guard(deps, method);
-  }
-  return out;
-}
-
-/** `t` has no order assertions: turns of different sessions have no common order (§3.2). */
-function withoutOrders(methods: Methods): Methods {
-  const { toolOrder: _tools, eventOrder: _events, ...rest } = methods;
-  return rest;
-}
-
-/** Adds `send`, `reply`, `sessionId` and `events` of `line` to `target`. */
-function defineConversation(
-  target: Record<string | symbol, unknown>,
-  line: SessionLine,
-  deps: ContextDeps,
-): void {
-  target.send = (input: SendInput) => {
-    const sent = (async () => turnHandle(await line.send(inputText(input, deps)), deps))();
-    // The failure is recorded with the Attempt either way; a send nobody awaits (it was still in
-    // flight when the body settled) must not surface as an unhandled rejection.
-    sent.catch(() => undefined);
-    return sent;
-  };
-  Object.defineProperties(target, {
-    reply: { get: () => lastMessage(line.turns), enumerable: true },
-    sessionId: { get: () => line.session.id, enumerable: true },
-    events: {
-      get: () => Object.freeze(line.turns.flatMap((turn) => turn.events)) as readonly StreamEvent[],
-      enumerable: true,
-    },
-  });
-}
-
-function sessionHandle(line: SessionLine, deps: ContextDeps): SessionHandle<Kind> {
-  const handle: Record<string | symbol, unknown> = {
-    ...scopedMethods(deps, () => snapshot(deps, [...line.turns], "session")),
-  };
-  defineConversation(handle, line, deps);
-  Object.defineProperty(handle, "usage", {
-    get: () => sumUsage(line.turns.map((turn) => turn.usage)),
-    enumerable: true,
-  });
-  return Object.freeze(handle) as unknown as SessionHandle<Kind>;
-}
-
 function turnHandle(turn: TurnRecord, deps: ContextDeps): TurnHandle<Kind> {
   const handle: Record<string, unknown> = {
-    ...scopedMethods(deps, () => snapshot(deps, [turn], "turn")),
+    ...deps.recorder.scoped(() => snapshot(deps, [turn], "turn")),
     events: turn.events,
     toolCalls: turn.toolCalls,
     status: turn.status,

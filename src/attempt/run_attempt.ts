@@ -22,7 +22,7 @@ import {
 import type { Plan, PlannedExperiment, PlannedSlot } from "../plan/mod.ts";
 import type { AttemptControl, RunAttempt } from "../scheduler/mod.ts";
 import { sealResult } from "./_result.ts";
-import { captureCallSite } from "./call_site.ts";
+import { CallSiteFinder } from "./call_site.ts";
 import { createTestContext, isSkipSignal } from "./context.ts";
 import { type FailureContext, failureOf } from "./failure.ts";
 import { closeAttemptSandbox, openAttemptSandbox, type OpenedSandbox } from "./_sandbox.ts";
@@ -56,9 +56,11 @@ export interface AttemptRunnerOptions {
 export function createAttemptRunner(options: AttemptRunnerOptions): RunAttempt {
   const evals = new Map<string, DiscoveredEval>();
   for (const e of options.plan.experiments.flatMap((x) => x.evals)) evals.set(e.id, e);
+  const callSites = new CallSiteFinder(options.root, OWN_DIR);
   return (slot, control) => {
     const experiment = options.plan.experiments[slot.experimentIndex]!;
-    return runOne(slot, control, { ...options, experiment, evalDef: evals.get(slot.evalId)! });
+    const evalDef = evals.get(slot.evalId)!;
+    return runOne(slot, control, { ...options, experiment, evalDef, callSites });
   };
 }
 
@@ -66,6 +68,8 @@ export function createAttemptRunner(options: AttemptRunnerOptions): RunAttempt {
 export interface RunDeps extends AttemptRunnerOptions {
   readonly experiment: PlannedExperiment;
   readonly evalDef: DiscoveredEval;
+  /** Shared by the Attempts of one runner: it memoises how frame files map to the project. */
+  readonly callSites: CallSiteFinder;
 }
 
 async function runOne(
@@ -152,7 +156,8 @@ function prepare(slot: PlannedSlot, control: AttemptControl, deps: RunDeps) {
   const recorder = createAssertionRecorder({
     kind: slot.kind,
     groupPath: () => groups.getStore() ?? [],
-    callSite: () => captureCallSite(deps.root, OWN_DIR),
+    callSite: (below) => deps.callSites.find(below),
+    onAuthoringError: authoringError,
     estimateCost: (turns) => estimateCost(turns, def.model, deps.pricing),
   });
   const { t, lines } = createTestContext({

@@ -57,15 +57,14 @@ type Decision =
     readonly classified?: { readonly found: FailureClass | undefined };
   };
 
-/** The members of `ctx` that are reserved for a later release (authoring.md §0, §7.5). */
-const LATER_CONTEXT_MEMBERS = ["reasoningEffort", "telemetry"] as const;
-
 /** One conversation line and its completed turns. */
 export class SessionLine {
   readonly index: number;
   readonly session: AgentSession = createAgentSession();
   readonly turns: TurnRecord[] = [];
   readonly #deps: LineDeps;
+  /** `ctx.progress`, `ctx.diagnostic` and `ctx.log`, shared by the contexts of this line. */
+  #hooks: ContextHooks | undefined;
   #busy = false;
 
   constructor(index: number, deps: LineDeps) {
@@ -75,40 +74,8 @@ export class SessionLine {
 
   /** An agent context for this line (`sendTry` as given; `signal` defaults to the Attempt's). */
   context(sendTry: number, signal: AbortSignal = this.#deps.signal): AgentContext {
-    const d = this.#deps;
-    const ctx = {
-      signal,
-      session: this.session,
-      model: d.model,
-      flags: d.flags,
-      experimentId: d.experimentId,
-      evalId: d.evalId,
-      sendTry,
-      ...(d.env ? { env: d.env } : {}),
-      progress: (u: ProgressUpdate) => d.control.activity(`running eval · ${u.message}`),
-      diagnostic: (x: DiagnosticInput) => d.state.diagnostic(x),
-      log: (message: string) => {
-        d.state.log(String(message));
-        d.control.activity(`running eval · ${message}`);
-      },
-    };
-    const sandbox = d.sandbox?.();
-    if (sandbox !== undefined && d.agent.kind === "sandbox") {
-      Object.defineProperty(ctx, "sandbox", { value: sandbox, enumerable: true });
-    }
-    for (const name of LATER_CONTEXT_MEMBERS) {
-      Object.defineProperty(ctx, name, {
-        get: () => {
-          throw d.authoringError(
-            new AssertionAuthoringError(
-              "not-supported",
-              `ctx.${name} is not supported in this release`,
-            ),
-          );
-        },
-      });
-    }
-    return Object.freeze(ctx);
+    this.#hooks ??= contextHooks(this.#deps);
+    return new LineContext(this, sendTry, signal, this.#deps, this.#hooks);
   }
 
   /** Sends one turn with retries; resolves with the validated turn or rejects with AgentSendError. */
@@ -242,6 +209,79 @@ export class SessionLine {
       endedAt,
     });
     return record;
+  }
+}
+
+/** The functions of `ctx`; own closures, so that they also work destructured. */
+type ContextHooks = Pick<AgentContext, "progress" | "diagnostic" | "log">;
+
+function contextHooks(d: LineDeps): ContextHooks {
+  return {
+    progress: (u: ProgressUpdate) => d.control.activity(`running eval · ${u.message}`),
+    diagnostic: (x: DiagnosticInput) => d.state.diagnostic(x),
+    log: (message: string) => {
+      d.state.log(String(message));
+      d.control.activity(`running eval · ${message}`);
+    },
+  };
+}
+
+/**
+ * The frozen `ctx` of one try. Its data are own properties; the members reserved for a later
+ * release (authoring.md §0, §7.5) are getters on the prototype that throw `not-supported`, so
+ * that every context shares one shape.
+ */
+class LineContext implements AgentContext {
+  readonly signal: AbortSignal;
+  readonly session: AgentSession;
+  readonly model: string | undefined;
+  readonly flags: Readonly<Record<string, JsonValue>>;
+  readonly experimentId: string;
+  readonly evalId: string;
+  readonly sendTry: number;
+  declare readonly env?: (name: string) => string | undefined;
+  readonly progress: ContextHooks["progress"];
+  readonly diagnostic: ContextHooks["diagnostic"];
+  readonly log: ContextHooks["log"];
+  declare readonly sandbox?: SandboxOps;
+  readonly #deps: LineDeps;
+
+  constructor(
+    line: SessionLine,
+    sendTry: number,
+    signal: AbortSignal,
+    d: LineDeps,
+    hooks: ContextHooks,
+  ) {
+    this.signal = signal;
+    this.session = line.session;
+    this.model = d.model;
+    this.flags = d.flags;
+    this.experimentId = d.experimentId;
+    this.evalId = d.evalId;
+    this.sendTry = sendTry;
+    if (d.env) this.env = d.env;
+    this.progress = hooks.progress;
+    this.diagnostic = hooks.diagnostic;
+    this.log = hooks.log;
+    const sandbox = d.sandbox?.();
+    if (sandbox !== undefined && d.agent.kind === "sandbox") this.sandbox = sandbox;
+    this.#deps = d;
+    Object.freeze(this);
+  }
+
+  get reasoningEffort(): never {
+    return this.#notSupported("reasoningEffort");
+  }
+
+  get telemetry(): never {
+    return this.#notSupported("telemetry");
+  }
+
+  #notSupported(name: string): never {
+    throw this.#deps.authoringError(
+      new AssertionAuthoringError("not-supported", `ctx.${name} is not supported in this release`),
+    );
   }
 }
 

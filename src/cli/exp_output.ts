@@ -4,13 +4,11 @@
  */
 import { isoTime, type RunEvent } from "../_shared/mod.ts";
 import {
-  createPanelState,
+  CounterTally,
   heartbeatLine,
   humanMode,
   LiveWriter,
   type PanelStart,
-  type PanelState,
-  reducePanel,
   SilenceTimer,
 } from "../panel/mod.ts";
 import type { RecordWriteError } from "../record/mod.ts";
@@ -66,8 +64,8 @@ export interface OutputContext {
 export function jsonOutput(ctx: OutputContext): ExpOutput {
   const { io, planned, runIds } = ctx;
   const { plan } = planned;
-  const runIdOf = (experimentId: string) =>
-    runIds[plan.experiments.findIndex((e) => e.id === experimentId)]!;
+  const runIdById = new Map(plan.experiments.map((e, i) => [e.id, runIds[i]!]));
+  const runIdOf = (experimentId: string) => runIdById.get(experimentId)!;
   const progress = progressStream(ctx);
   const ndjson = new NdjsonReporter(progress.write, { now: () => io.clock.now(), runIdOf });
   let receipt = false;
@@ -134,30 +132,29 @@ export function jsonOutput(ctx: OutputContext): ExpOutput {
  * live counters is written (OUT-J2).
  */
 function progressStream(ctx: OutputContext): {
-  write(line: string): void;
+  /** Writes whole lines. */
+  write(text: string): void;
   event(event: RunEvent): void;
   stop(): void;
 } {
   const { io } = ctx;
-  let state = createPanelState(panelStart(ctx));
-  const write = (line: string) => {
-    io.stdout.write(line);
+  const tally = new CounterTally(panelStart(ctx));
+  const write = (text: string) => {
+    io.stdout.write(text);
     silence.touch();
   };
-  const silence = new SilenceTimer(io.clock, { onSilence: () => write(progressLine(ctx, state)) });
+  const silence = new SilenceTimer(io.clock, { onSilence: () => write(progressLine(ctx, tally)) });
   return {
     write,
-    event: (event) => {
-      state = reducePanel(state, event);
-    },
+    event: (event) => tally.event(event),
     stop: () => silence.stop(),
   };
 }
 
 /** The NDJSON `progress` line (OUT-J2): elapsed time and the live counters. */
-function progressLine(ctx: OutputContext, state: PanelState): string {
+function progressLine(ctx: OutputContext, tally: CounterTally): string {
   const now = ctx.io.clock.now();
-  const c = state.counters;
+  const c = tally.counters;
   return JSON.stringify({
     type: "progress",
     at: isoTime(now),
@@ -282,9 +279,9 @@ function liveSink(ctx: OutputContext, noColor: boolean): HumanSink {
 /** Plain mode: append-only stdout with a heartbeat after 30 s of silence (OUT-H16). */
 function plainSink(ctx: OutputContext): HumanSink {
   const { io } = ctx;
-  let state = createPanelState(panelStart(ctx));
+  const tally = new CounterTally(panelStart(ctx));
   const silence = new SilenceTimer(io.clock, {
-    onSilence: () => io.stdout.write(heartbeatLine(state, io.clock.now()) + "\n"),
+    onSilence: () => io.stdout.write(heartbeatLine(tally, io.clock.now()) + "\n"),
   });
   const lines = (lines: readonly string[]) => {
     if (lines.length === 0) return;
@@ -294,7 +291,7 @@ function plainSink(ctx: OutputContext): HumanSink {
   return {
     start: () => silence.touch(),
     event: (event, permanent) => {
-      state = reducePanel(state, event);
+      tally.event(event);
       lines(permanent);
     },
     lines,

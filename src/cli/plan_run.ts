@@ -230,11 +230,14 @@ export async function identityOf(
       const group = discovered.groupId === undefined
         ? undefined
         : groupsById.get(discovered.groupId);
+      // Most evals declare no layer: no identity to await.
+      const sandbox = discovered.definition.sandbox;
+      const groupSandbox = group?.definition.sandbox;
       inputFingerprint.set(
         id,
         await cache.fingerprint(discovered, group, {
-          sandbox: await layerIdentity(discovered.definition.sandbox),
-          groupSandbox: await layerIdentity(group?.definition.sandbox),
+          sandbox: sandbox === undefined ? null : await layerIdentity(sandbox),
+          groupSandbox: groupSandbox === undefined ? null : await layerIdentity(groupSandbox),
         }),
       );
     }
@@ -262,8 +265,24 @@ export function slotIdentity(
     slotId: slotIdOf(evalId, ordinal),
     configHash,
     inputFingerprint,
-    executionIdentityDigest: executionDigestOf(configHash, inputFingerprint),
+    executionIdentityDigest: digestOf(configHash, inputFingerprint),
   };
+}
+
+/**
+ * The execution identity digest, remembered for the last pair: the ordinals of a pair come one
+ * after another, so they share one hash computation and one string.
+ */
+let lastDigest = { configHash: "", inputFingerprint: "", digest: "" };
+
+function digestOf(configHash: string, inputFingerprint: string): string {
+  const last = lastDigest;
+  if (last.configHash === configHash && last.inputFingerprint === inputFingerprint) {
+    return last.digest;
+  }
+  const digest = executionDigestOf(configHash, inputFingerprint);
+  lastDigest = { configHash, inputFingerprint, digest };
+  return digest;
 }
 
 /** What `exp` hands the attempt runner and `runPlan` for sandbox Attempts. */

@@ -8,6 +8,7 @@ import { installApi } from "../loader/mod.ts";
 import type { ApiNamespaces } from "../loader/mod.ts";
 import type { Io, TextSink } from "./io.ts";
 import { main } from "./main.ts";
+import { ReusableUtf8Encoder } from "./utf8.ts";
 
 /** De-duplication window of a relayed signal (toolchain.md §10.5.2). */
 const SIGNAL_DEDUPE_MS = 250;
@@ -84,9 +85,7 @@ function watchParent(launcher: string, onGone: () => void): () => void {
   };
 }
 
-const encoder = new TextEncoder();
-
-/** A blocking text sink over a Deno stream. */
+/** A blocking text sink over a Deno stream; a line written allocates no bytes of its own. */
 function sink(file: typeof Deno.stdout): TextSink {
   const size = () => {
     try {
@@ -98,13 +97,16 @@ function sink(file: typeof Deno.stdout): TextSink {
   // A reader that went away (`exp --json | head -1`) is not a failure of the run: it goes on
   // and stores its results; only this stream's output is dropped from then on.
   let closed = false;
+  const encoder = new ReusableUtf8Encoder();
   return {
     write: (text) => {
       if (closed) return;
       const bytes = encoder.encode(text);
       let offset = 0;
       try {
-        while (offset < bytes.length) offset += file.writeSync(bytes.subarray(offset));
+        while (offset < bytes.length) {
+          offset += file.writeSync(offset === 0 ? bytes : bytes.subarray(offset));
+        }
       } catch (error) {
         if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
         closed = true;

@@ -55,6 +55,10 @@ const EVAL_OPTIONS = {
   reserved: ["id", "evaluationKind", "configHash"],
 };
 
+/** Shared by every eval that declares none (a dataset of 10,000 evals holds one of each). */
+const NO_TAGS: readonly string[] = Object.freeze([]);
+const NO_METADATA: Readonly<Record<string, JsonValue>> = Object.freeze({});
+
 /** Validates eval options for either kind. */
 export function makeEval<K extends EvalKind, C>(
   kind: K,
@@ -64,9 +68,9 @@ export function makeEval<K extends EvalKind, C>(
   const o = checkOptions(def, EVAL_OPTIONS, what);
   const out: Record<string, unknown> = {
     evaluationKind: kind,
-    tags: o.tags === undefined ? Object.freeze([]) : check.tags(o.tags, "tags", what),
+    tags: o.tags === undefined ? NO_TAGS : check.tags(o.tags, "tags", what),
     metadata: o.metadata === undefined
-      ? Object.freeze({})
+      ? NO_METADATA
       : check.jsonObject(o.metadata, "metadata", what),
     test: check.function(o.test, "test", what),
   };

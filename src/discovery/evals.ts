@@ -58,7 +58,7 @@ export async function discoverEvals(
   load: ModuleLoader,
   issues: DiscoveryIssue[],
 ): Promise<DiscoveredEval[]> {
-  const found: { id: string; file: string; definition: EvalDefinition }[] = [];
+  const found: Found[] = [];
   for (const file of entries) {
     let mod: Record<string, unknown>;
     try {
@@ -68,11 +68,18 @@ export async function discoverEvals(
       continue;
     }
     const base = file.relative.slice("evals/".length, -ENTRY_SUFFIX.length);
-    for (const item of expandExport(base, file.relative, mod, issues)) {
-      found.push({ ...item, file: file.relative });
-    }
+    for (const item of expandExport(base, file.relative, mod, issues)) found.push(item);
   }
-  return dropDuplicates(found, issues).map((item, index) => ({ ...item, index }));
+  const kept = dropDuplicates(found, issues);
+  kept.forEach((item, index) => item.index = index);
+  return kept;
+}
+
+/** A discovered eval before its discovery index is known (set once duplicates are dropped). */
+type Found = { -readonly [K in keyof DiscoveredEval]: DiscoveredEval[K] };
+
+function foundEval(id: string, definition: unknown, file: string): Found {
+  return { id, definition: definition as EvalDefinition, file, index: -1 };
 }
 
 function expandExport(
@@ -80,7 +87,7 @@ function expandExport(
   file: string,
   mod: Record<string, unknown>,
   issues: DiscoveryIssue[],
-): { id: string; definition: EvalDefinition }[] {
+): Found[] {
   const value = mod.default;
   const bad = (message: string, hint = EXPORT_HINT) => {
     issues.push({ file, code: "discovery.invalid-export", level: "error", message, hint });
@@ -90,7 +97,7 @@ function expandExport(
   if (readBrand(value) !== undefined || !isDataset(value)) {
     const problem = evalProblem(value);
     if (problem !== undefined) return bad(`the default export is ${problem.message}`, problem.hint);
-    return [{ id: base, definition: value as EvalDefinition }];
+    return [foundEval(base, value, file)];
   }
   const rows: [string, unknown][] = Array.isArray(value)
     ? Array.from(value, (item, i) => [String(i), item])
@@ -104,10 +111,9 @@ function expandExport(
     if (problem !== undefined) return bad(`${where} is ${problem.message}`, problem.hint);
   }
   if (Array.isArray(value)) {
-    return rows.map(([key, definition]) => ({
-      id: `${base}/${Number(key) < 10_000 ? key.padStart(4, "0") : key}`,
-      definition: definition as EvalDefinition,
-    }));
+    return rows.map(([key, definition]) =>
+      foundEval(`${base}/${Number(key) < 10_000 ? key.padStart(4, "0") : key}`, definition, file)
+    );
   }
   const badKey = rows.find(([key]) => !validDatasetKey(key))?.[0];
   if (badKey !== undefined) {
@@ -120,10 +126,7 @@ function expandExport(
     });
     return [];
   }
-  return rows.map(([key, definition]) => ({
-    id: `${base}/${key}`,
-    definition: definition as EvalDefinition,
-  }));
+  return rows.map(([key, definition]) => foundEval(`${base}/${key}`, definition, file));
 }
 
 const EXPORT_HINT = "export default defineEval({...}), an array of them, or a keyed record of them";
@@ -177,26 +180,36 @@ function validDatasetKey(key: string): boolean {
 }
 
 function dropDuplicates<T extends { id: string; file: string }>(
-  found: readonly T[],
+  found: T[],
   issues: DiscoveryIssue[],
 ): T[] {
-  const byId = new Map<string, T[]>();
-  for (const item of found) byId.set(item.id, [...(byId.get(item.id) ?? []), item]);
-  const duplicated = new Set<string>();
-  for (const [id, items] of byId) {
-    if (items.length < 2) continue;
-    duplicated.add(id);
-    for (const file of new Set(items.map((item) => item.file))) {
+  const first = new Map<string, T>();
+  const duplicates = new Map<string, T[]>();
+  for (const item of found) {
+    const earlier = first.get(item.id);
+    if (earlier === undefined) first.set(item.id, item);
+    else {
+      const list = duplicates.get(item.id);
+      if (list) list.push(item);
+      else duplicates.set(item.id, [earlier, item]);
+    }
+  }
+  if (duplicates.size === 0) return found;
+  const reported = new Set<string>();
+  for (const { id } of found) {
+    const items = duplicates.get(id);
+    if (items === undefined || reported.has(id)) continue;
+    reported.add(id);
+    const files = [...new Set(items.map((i) => i.file))];
+    for (const file of files) {
       issues.push({
         file,
         code: "discovery.duplicate-id",
         level: "error",
-        message: `eval ID "${id}" is produced by ${
-          [...new Set(items.map((i) => i.file))].join(" and ")
-        }`,
+        message: `eval ID "${id}" is produced by ${files.join(" and ")}`,
         hint: "rename a file or a dataset key so that every eval ID is unique",
       });
     }
   }
-  return found.filter((item) => !duplicated.has(item.id));
+  return found.filter((item) => !duplicates.has(item.id));
 }

@@ -29,65 +29,140 @@ const KEY_REGEXP = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 /** A runtime handle: the methods its entry kind and eval kind allow. */
 export type RuntimeHandle = Readonly<Record<string, (...args: unknown[]) => unknown>>;
 
-/** Creates the handle of `entry`: the methods of its entry kind and eval kind only. */
+/**
+ * Creates the handle of `entry`: the methods of its entry kind and eval kind only. Handles are
+ * instances of one class per kind, with prototype methods: one object per entry instead of a
+ * closure per method. Every configuration method returns the handle itself, so calls chain.
+ */
 export function createHandle(entry: Entry, host: HandleHost): RuntimeHandle {
-  const rules = new HandleRules(entry, host);
-  const handle: Record<string, (...args: unknown[]) => unknown> = {};
-  // Every configuration method returns the handle itself, so calls chain.
-  const method = (name: string, apply: (...args: unknown[]) => void) => {
-    handle[name] = (...args: unknown[]) => {
-      if (rules.configurable(name)) apply(...args);
-      return handle;
-    };
-  };
-  method("key", (key) => rules.key(key));
-  method("label", (label) => {
-    rules.once("label", entry.label !== null);
-    entry.label = rules.text("label", label);
-  });
-  method("group", (title) => {
-    rules.once("group", entry.groupSegment !== null);
-    entry.groupSegment = rules.text("group", title);
-  });
-  if (entry.entry === "direct-score") return Object.freeze(handle);
-  if (host.kind === "pass") {
-    method("optional", () => void (entry.optional = true));
-    method("gate", (...args) => rules.gate(args));
-  } else {
-    method("score", (points) => void (entry.points = rules.points(points)));
+  const handle = entry.entry === "direct-score"
+    ? new EntryHandle(entry, host)
+    : host.kind === "pass"
+    ? entry.entry === "measurement"
+      ? new PassMeasurementHandle(entry, host)
+      : new PassBooleanHandle(entry, host)
+    : entry.entry === "measurement"
+    ? new ScoreMeasurementHandle(entry, host)
+    : new ScoreBooleanHandle(entry, host);
+  return Object.freeze(handle) as unknown as RuntimeHandle;
+}
+
+/** The rules of a handle, for the kind-specific subclasses (private fields are per class). */
+let rulesOf: (handle: EntryHandle) => HandleRules;
+
+/** `key`, `label` and `group`, which every handle has. */
+class EntryHandle {
+  readonly #rules: HandleRules;
+
+  static {
+    rulesOf = (handle) => handle.#rules;
   }
-  if (entry.entry === "measurement") {
-    method("atLeast", (n) => void (entry.atLeast = rules.ratio("atLeast", n)));
+
+  constructor(entry: Entry, host: HandleHost) {
+    this.#rules = new HandleRules(entry, host);
   }
-  handle.orStop = () => orStop(entry, host);
-  return Object.freeze(handle);
+
+  key(key: unknown): this {
+    if (this.#rules.configurable("key")) this.#rules.key(key);
+    return this;
+  }
+
+  label(label: unknown): this {
+    const rules = this.#rules;
+    if (rules.configurable("label")) {
+      rules.once("label", rules.entry.label !== null);
+      rules.entry.label = rules.text("label", label);
+    }
+    return this;
+  }
+
+  group(title: unknown): this {
+    const rules = this.#rules;
+    if (rules.configurable("group")) {
+      rules.once("group", rules.entry.groupSegment !== null);
+      rules.entry.groupSegment = rules.text("group", title);
+    }
+    return this;
+  }
+}
+
+/** Pass eval, Boolean entry: `optional`, `gate()` and `orStop`. */
+class PassBooleanHandle extends EntryHandle {
+  optional(): this {
+    const rules = rulesOf(this);
+    if (rules.configurable("optional")) rules.entry.optional = true;
+    return this;
+  }
+
+  gate(...args: unknown[]): this {
+    const rules = rulesOf(this);
+    if (rules.configurable("gate")) rules.gate(args);
+    return this;
+  }
+
+  orStop(): Promise<unknown> {
+    const rules = rulesOf(this);
+    return orStop(rules.entry, rules.host);
+  }
+}
+
+/** Pass eval, measurement: also `atLeast`. */
+class PassMeasurementHandle extends PassBooleanHandle {
+  atLeast(n: unknown): this {
+    const rules = rulesOf(this);
+    if (rules.configurable("atLeast")) rules.entry.atLeast = rules.ratio("atLeast", n);
+    return this;
+  }
+}
+
+/** Score eval, Boolean entry: `score` and `orStop`. */
+class ScoreBooleanHandle extends EntryHandle {
+  score(points: unknown): this {
+    const rules = rulesOf(this);
+    if (rules.configurable("score")) rules.entry.points = rules.points(points);
+    return this;
+  }
+
+  orStop(): Promise<unknown> {
+    const rules = rulesOf(this);
+    return orStop(rules.entry, rules.host);
+  }
+}
+
+/** Score eval, measurement: also `atLeast`. */
+class ScoreMeasurementHandle extends ScoreBooleanHandle {
+  atLeast(n: unknown): this {
+    const rules = rulesOf(this);
+    if (rules.configurable("atLeast")) rules.entry.atLeast = rules.ratio("atLeast", n);
+    return this;
+  }
 }
 
 /** The checks of rules 3.5.5–3.5.7 for one handle; every violation is raised by the host. */
 class HandleRules {
-  readonly #entry: Entry;
-  readonly #host: HandleHost;
+  readonly entry: Entry;
+  readonly host: HandleHost;
 
   constructor(entry: Entry, host: HandleHost) {
-    this.#entry = entry;
-    this.#host = host;
+    this.entry = entry;
+    this.host = host;
   }
 
   #criterion(): string {
-    return JSON.stringify(this.#entry.label ?? this.#entry.defaultCriterion);
+    return JSON.stringify(this.entry.label ?? this.entry.defaultCriterion);
   }
 
   /** False for a discarded entry: configuring it has no effect and no rule to enforce. */
   configurable(method: string): boolean {
-    if (this.#entry.discarded) return false;
-    if (this.#entry.stopRequested) {
-      this.#host.raise(
+    if (this.entry.discarded) return false;
+    if (this.entry.stopRequested) {
+      this.host.raise(
         "handle-configured-after-orstop",
         `Cannot call .${method}() on ${this.#criterion()} after .orStop(): configure it first`,
       );
     }
-    if (this.#host.isSettled()) {
-      this.#host.raise(
+    if (this.host.isSettled()) {
+      this.host.raise(
         "handle-configured-after-settle",
         `Cannot call .${method}() on ${this.#criterion()}: the test body already settled`,
       );
@@ -97,7 +172,7 @@ class HandleRules {
 
   once(method: string, isSet: boolean): void {
     if (isSet) {
-      this.#host.raise(
+      this.host.raise(
         "handle-option-repeated",
         `Cannot call .${method}() twice on ${this.#criterion()}`,
       );
@@ -105,32 +180,32 @@ class HandleRules {
   }
 
   key(key: unknown): void {
-    this.once("key", this.#entry.key !== null);
+    this.once("key", this.entry.key !== null);
     if (typeof key !== "string" || !KEY_REGEXP.test(key)) {
-      this.#host.raise(
+      this.host.raise(
         "invalid-key",
         `Cannot call .key(): ${JSON.stringify(key) ?? String(key)} does not match ${KEY_REGEXP}`,
       );
     }
-    if (!this.#host.claimKey(key)) {
-      this.#host.raise(
+    if (!this.host.claimKey(key)) {
+      this.host.raise(
         "duplicate-key",
         `Cannot call .key(): key "${key}" is already used in this attempt`,
       );
     }
-    this.#entry.key = key;
+    this.entry.key = key;
   }
 
   text(method: string, value: unknown): string {
     if (typeof value !== "string" || value.trim() === "") {
-      this.#host.raise("invalid-value", `Cannot call .${method}(): expected a non-empty string`);
+      this.host.raise("invalid-value", `Cannot call .${method}(): expected a non-empty string`);
     }
     return value;
   }
 
   ratio(method: string, value: unknown): number {
     if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 1) {
-      this.#host.raise(
+      this.host.raise(
         "invalid-value",
         `Cannot call .${method}() on ${this.#criterion()}: expected a number in [0, 1], ` +
           `got ${String(value)}`,
@@ -141,7 +216,7 @@ class HandleRules {
 
   points(value: unknown): number {
     if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-      this.#host.raise(
+      this.host.raise(
         "invalid-value",
         `Cannot call .score() on ${this.#criterion()}: expected a finite number > 0, ` +
           `got ${String(value)}`,
@@ -152,10 +227,10 @@ class HandleRules {
 
   /** `gate()` on Booleans takes no threshold; `gate(n)` on measurements requires one. */
   gate(args: readonly unknown[]): void {
-    if (this.#entry.entry === "measurement") {
-      this.#entry.gateThreshold = this.ratio("gate", args[0]);
+    if (this.entry.entry === "measurement") {
+      this.entry.gateThreshold = this.ratio("gate", args[0]);
     } else if (args[0] !== undefined) {
-      this.#host.raise(
+      this.host.raise(
         "invalid-value",
         "Cannot call .gate() with a threshold on a Boolean assertion",
       );

@@ -13,10 +13,16 @@ export type EntrySpec = Pick<Entry, "entry" | "matcher" | "defaultCriterion" | "
   points?: number;
 };
 
-/** Where registrations read their group path and call site. */
+/** Where registrations read their group path and call site, and report authoring errors. */
 export interface RegistryContext {
   groupPath(): readonly string[];
-  callSite(): string | null;
+  /**
+   * The user's call site. `below` is on the stack of every registration: the frames of its call
+   * and above are niceeval's own (a hint; a caller that ignores it still works).
+   */
+  callSite(below: (...args: never[]) => unknown): string | null;
+  /** Called when an authoring error is raised, before the test can catch it (rule 3.5.8). */
+  onAuthoringError?(error: AssertionAuthoringError): void;
 }
 
 /** Holds the entries of one Attempt and serves as the host of their handles. */
@@ -42,7 +48,7 @@ export class EntryRegistry implements HandleHost {
 
   raise(code: string, message: string): never {
     const error = new AssertionAuthoringError(code, message);
-    this.authoringErrors.push(error);
+    this.#noteAuthoring(error);
     throw error;
   }
 
@@ -63,10 +69,15 @@ export class EntryRegistry implements HandleHost {
     } catch (error) {
       const known = this.authoringErrors.includes(error as AssertionAuthoringError);
       if (hasErrorName(error, "AssertionAuthoringError") && !known) {
-        this.authoringErrors.push(error as AssertionAuthoringError);
+        this.#noteAuthoring(error as AssertionAuthoringError);
       }
       throw error;
     }
+  }
+
+  #noteAuthoring(error: AssertionAuthoringError): void {
+    this.authoringErrors.push(error);
+    this.#context.onAuthoringError?.(error);
   }
 
   /** Registers an entry now, starts its evaluation, and returns its handle. */
@@ -78,7 +89,8 @@ export class EntryRegistry implements HandleHost {
       defaultCriterion: spec.defaultCriterion,
       subject: spec.subject,
       index: discarded ? -1 : this.#entries.length,
-      source: this.#context.callSite(),
+      // Every registration runs inside `guarded` (check, scoped assertions, t.score).
+      source: this.#context.callSite(this.guarded),
       groupPath: Object.freeze([...this.#context.groupPath()]),
       discarded,
       key: null,

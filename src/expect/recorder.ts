@@ -27,8 +27,16 @@ export interface RecorderOptions<K extends Kind = Kind> {
   readonly kind: K;
   /** The current `t.group` path, read at registration. */
   groupPath(): readonly string[];
-  /** `evals/a.eval.ts:12` of the user's call, read at registration. */
-  callSite(): string | null;
+  /**
+   * `evals/a.eval.ts:12` of the user's call, read at registration. `below` is a function on the
+   * stack of every registration: frames of its call and above are niceeval's own.
+   */
+  callSite(below: (...args: never[]) => unknown): string | null;
+  /**
+   * Called as soon as an authoring error is raised by an entry point or a handle, before the
+   * test can catch it (rule 3.5.8).
+   */
+  onAuthoringError?(error: AssertionAuthoringError): void;
   /** Cost estimate of a list of turns, for `maxCost` (authoring.md §6.5). */
   estimateCost(turns: readonly TurnRecord[]): { usd: number | undefined; complete: boolean };
 }
@@ -44,8 +52,14 @@ export interface AssertionRecorder<K extends Kind = Kind> {
   check<T, R>(value: T, match: BooleanMatch<T, R>): BoolHandle<K, R>;
   check<T>(value: T, match: ScoreMatch<T>): MeasureHandle<K>;
   check(...args: unknown[]): BoolHandle<K, unknown> | MeasureHandle<K>;
-  /** Scoped assertions reading `snapshot()` at each call. */
-  scoped(snapshot: () => EvidenceSnapshot): ScopedAssertionMethods<K>;
+  /**
+   * Scoped assertions reading `snapshot()` at each call; `orders: false` leaves out `toolOrder`
+   * and `eventOrder` (`t` has none, authoring.md §3.2).
+   */
+  scoped(
+    snapshot: () => EvidenceSnapshot,
+    options?: { readonly orders?: boolean },
+  ): ScopedAssertionMethods<K>;
   /** `t.score(points)`: score evals only. */
   score(points: number): DirectScoreHandle;
   /** Marks the test body as settled: later registrations are discarded. */
@@ -71,8 +85,13 @@ export function createAssertionRecorder<K extends Kind>(
     check: ((...args: unknown[]) => check(registry, args)) as unknown as AssertionRecorder<
       K
     >["check"],
-    scoped: (snapshot) =>
-      scopedMethods(registry, snapshot, options.estimateCost) as ScopedAssertionMethods<K>,
+    scoped: (snapshot, scopedOptions) =>
+      scopedMethods(
+        registry,
+        snapshot,
+        options.estimateCost,
+        scopedOptions?.orders ?? true,
+      ) as ScopedAssertionMethods<K>,
     score: (points) => directScore(registry, points),
     settle: () => registry.settle(),
     pending: () => registry.pending(),
@@ -126,42 +145,56 @@ function check(registry: EntryRegistry, args: readonly unknown[]): RuntimeHandle
   });
 }
 
-/** The scoped assertions of one scope; each call reads `snapshot()` (§3.4). */
+/**
+ * The scoped assertions of one scope; each call reads `snapshot()` (§3.4). The methods are
+ * closures, not prototype methods, so that they also work destructured; they share one scope.
+ */
 function scopedMethods(
   registry: EntryRegistry,
   snapshot: () => EvidenceSnapshot,
   estimateCost: CostEstimator,
+  orders: boolean,
 ): ScopedAssertionMethods {
-  const add = (build: () => EvidenceAssertion): RuntimeHandle =>
-    registry.guarded(() => {
-      const built = build();
-      return registry.register(
-        {
-          entry: "boolean",
-          matcher: built.matcher,
-          defaultCriterion: built.criterion,
-          subject: undefined,
-        },
-        () => chain(built.run(), settledBoolean),
-      );
-    });
-  const methods = {
-    succeeded: () => add(() => evidence.succeeded(snapshot())),
+  const r = registry;
+  const methods: Record<string, (...args: never[]) => RuntimeHandle> = {
+    succeeded: () => addScoped(r, () => evidence.succeeded(snapshot())),
     calledTool: (match: unknown, opts?: unknown) =>
-      add(() => evidence.calledTool(snapshot(), match, opts)),
-    notCalledTool: (match: unknown) => add(() => evidence.notCalledTool(snapshot(), match)),
-    usedNoTools: () => add(() => evidence.usedNoTools(snapshot())),
-    maxToolCalls: (max: unknown) => add(() => evidence.maxToolCalls(snapshot(), max)),
-    noFailedActions: () => add(() => evidence.noFailedActions(snapshot())),
-    event: (match: unknown, opts?: unknown) => add(() => events.event(snapshot(), match, opts)),
-    notEvent: (match: unknown) => add(() => events.notEvent(snapshot(), match)),
-    maxTokens: (max: unknown) => add(() => evidence.maxTokens(snapshot(), max)),
-    maxCost: (usd: unknown) => add(() => evidence.maxCost(snapshot(), usd, estimateCost)),
-    toolOrder: (matches: unknown) => add(() => events.toolOrder(snapshot(), matches)),
-    eventOrder: (matches: unknown) => add(() => events.eventOrder(snapshot(), matches)),
+      addScoped(r, () => evidence.calledTool(snapshot(), match, opts)),
+    notCalledTool: (match: unknown) =>
+      addScoped(r, () => evidence.notCalledTool(snapshot(), match)),
+    usedNoTools: () => addScoped(r, () => evidence.usedNoTools(snapshot())),
+    maxToolCalls: (max: unknown) => addScoped(r, () => evidence.maxToolCalls(snapshot(), max)),
+    noFailedActions: () => addScoped(r, () => evidence.noFailedActions(snapshot())),
+    event: (match: unknown, opts?: unknown) =>
+      addScoped(r, () => events.event(snapshot(), match, opts)),
+    notEvent: (match: unknown) => addScoped(r, () => events.notEvent(snapshot(), match)),
+    maxTokens: (max: unknown) => addScoped(r, () => evidence.maxTokens(snapshot(), max)),
+    maxCost: (usd: unknown) => addScoped(r, () => evidence.maxCost(snapshot(), usd, estimateCost)),
   };
+  if (orders) {
+    methods.toolOrder = (matches: unknown) =>
+      addScoped(r, () => events.toolOrder(snapshot(), matches));
+    methods.eventOrder = (matches: unknown) =>
+      addScoped(r, () => events.eventOrder(snapshot(), matches));
+  }
   // Runtime handles carry exactly the methods of their kind; the public types describe them.
   return Object.freeze(methods) as unknown as ScopedAssertionMethods;
+}
+
+/** Registers the scoped assertion `build` makes, inside the registry's guard. */
+function addScoped(registry: EntryRegistry, build: () => EvidenceAssertion): RuntimeHandle {
+  return registry.guarded(() => {
+    const built = build();
+    return registry.register(
+      {
+        entry: "boolean",
+        matcher: built.matcher,
+        defaultCriterion: built.criterion,
+        subject: undefined,
+      },
+      () => chain(built.run(), settledBoolean),
+    );
+  });
 }
 
 /** `t.score(points)`: score evals only, finite points ≥ 0 (rule 3.5.7). */

@@ -9,12 +9,17 @@ import type { PanelState } from "./state.ts";
 /** Silence after which a heartbeat is due (OUT-H16, OUT-J2). */
 export const HEARTBEAT_SILENCE_MS = 30_000;
 
-/** Calls `onSilence` whenever `periodMs` pass without {@link SilenceTimer.touch}. */
+/**
+ * Calls `onSilence` whenever `periodMs` pass without {@link SilenceTimer.touch}. A touch only notes
+ * the time: the one pending timer, when it fires early, waits for the rest of the silence, so a
+ * run that writes many lines does not set a timer per line.
+ */
 export class SilenceTimer {
   readonly #clock: Clock;
   readonly #periodMs: number;
   readonly #onSilence: () => void;
   #timer: TimerHandle | undefined;
+  #lastOutputAt = 0;
   #stopped = false;
 
   constructor(clock: Clock, options: { periodMs?: number; onSilence: () => void }) {
@@ -26,8 +31,8 @@ export class SilenceTimer {
   /** Something was output: the silence starts again now. */
   touch(): void {
     if (this.#stopped) return;
-    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
-    this.#timer = this.#clock.setTimeout(() => this.#fire(), this.#periodMs);
+    this.#lastOutputAt = this.#clock.now();
+    if (this.#timer === undefined) this.#wait(this.#periodMs);
   }
 
   /** Cancels the timer for good; later touches do nothing. */
@@ -37,15 +42,21 @@ export class SilenceTimer {
     this.#timer = undefined;
   }
 
+  #wait(ms: number): void {
+    this.#timer = this.#clock.setTimeout(() => this.#fire(), ms);
+  }
+
   #fire(): void {
     this.#timer = undefined;
+    const silentMs = this.#clock.now() - this.#lastOutputAt;
+    if (silentMs < this.#periodMs) return this.#wait(this.#periodMs - silentMs);
     this.#onSilence();
     // The beat itself is output: the next one is due after another full period of silence.
     this.touch();
   }
 }
 
-/** `… <elapsed> · <counters>` (OUT-H16). */
-export function heartbeatLine(state: PanelState, now: number): string {
+/** `… <elapsed> · <counters>` (OUT-H16), from a panel state or a `CounterTally`. */
+export function heartbeatLine(state: Pick<PanelState, "start" | "counters">, now: number): string {
   return `… ${formatDuration(now - state.start.startedAt)} · ${countersLine(state.counters)}`;
 }

@@ -16,6 +16,7 @@ export type {
   ScopeRow,
 } from "./state.ts";
 export { reducePanel } from "./reduce.ts";
+export { CounterTally } from "./tally.ts";
 export { counterItems, countersBalanced, countersLine } from "./counters.ts";
 export { MAX_ACTIVE_ROWS, NARROW_ROW_WIDTH, renderPanel } from "./render.ts";
 export type { RenderOptions } from "./render.ts";

@@ -6,7 +6,7 @@ import type { AttemptVerdict, RunEvent } from "../_shared/mod.ts";
 import type { AttemptRow, Counters, PanelState, ScopeRow } from "./state.ts";
 
 /** Which counter a settled verdict moves to; interrupted Attempts count as skipped (INT-1). */
-const VERDICT_COUNTER: Readonly<Record<AttemptVerdict, keyof Counters>> = {
+export const VERDICT_COUNTER: Readonly<Record<AttemptVerdict, keyof Counters>> = {
   passed: "passed",
   scored: "passed",
   failed: "failed",

@@ -50,6 +50,28 @@ const RUN_NEW: CarryDecision = Object.freeze({
   source: null,
 });
 
+/**
+ * One frozen object per distinct run decision without a source: a 10,000-slot plan of new slots
+ * shares one decision instead of holding 10,000 equal ones.
+ */
+class DecisionPool {
+  readonly #runs = new Map<string, CarryDecision>();
+
+  shared(decision: CarryDecision): CarryDecision {
+    if (decision.action !== "run" || decision.source !== null) return decision;
+    const key = keyOf(decision);
+    const known = this.#runs.get(key);
+    if (known) return known;
+    const frozen = Object.isFrozen(decision) ? decision : Object.freeze({ ...decision });
+    this.#runs.set(key, frozen);
+    return frozen;
+  }
+}
+
+function keyOf(decision: { readonly reason: string; readonly detail: string | null }): string {
+  return decision.detail === null ? decision.reason : `${decision.reason}=${decision.detail}`;
+}
+
 /** The physical side of a plan, resolved before `buildPlan` (`sandboxPairs` → registry). */
 export interface PlanSandboxes {
   /** Physical sandboxes by `pairKey`; pairs of direct agents have none. */
@@ -69,6 +91,7 @@ export function buildPlan(
   physical: PlanSandboxes = {},
 ): Plan {
   const slots: Omit<PlannedSlot, "position">[] = [];
+  const decisions = new DecisionPool();
   const experiments: PlannedExperiment[] = [];
   const sandboxes = physical.sandboxes ?? new Map<string, PlannedSandbox>();
   throwProblems([
@@ -97,7 +120,7 @@ export function buildPlan(
           kind: e.definition.evaluationKind,
           groupId: e.groupId ?? null,
           timeoutMs,
-          carry: decide(key),
+          carry: decisions.shared(decide(key)),
           ...(sandbox ? { sandbox } : {}),
         });
       }
@@ -119,6 +142,7 @@ export function buildPlan(
   slots.sort((a, b) =>
     a.evalIndex - b.evalIndex || a.experimentIndex - b.experimentIndex || a.ordinal - b.ordinal
   );
+  // A copy: it is tighter in memory than the spread-built original (kept for the whole run).
   const planned = slots.map((slot, position) => Object.freeze({ ...slot, position }));
   const reused = planned.filter((s) => s.carry.action === "carry").length;
   return {

@@ -18,6 +18,8 @@ export class KeyedQueue<J> {
   #size = 0;
   /** Callers of {@link whenAtMost}, each with the size it waits for. */
   #shrinkWaiters: { readonly size: number; readonly resolve: () => void }[] = [];
+  /** The largest size a waiter waits for (-1 without waiters): above it, no waiter can resolve. */
+  #largestWaited = -1;
   #error: { readonly error: unknown } | undefined;
 
   /** `run` must not reject: a rejection is a bug, rethrown by {@link idle}. */
@@ -35,6 +37,7 @@ export class KeyedQueue<J> {
   /** Resolves once at most `size` jobs are queued or running (at once when that holds now). */
   whenAtMost(size: number): Promise<void> {
     if (this.#size <= size) return Promise.resolve();
+    if (size > this.#largestWaited) this.#largestWaited = size;
     return new Promise((resolve) => this.#shrinkWaiters.push({ size, resolve }));
   }
 
@@ -95,11 +98,20 @@ export class KeyedQueue<J> {
     }
   }
 
+  /** Resolves the waiters whose size is reached, oldest first; O(1) while none is. */
   #shrunk(): void {
-    if (this.#shrinkWaiters.length === 0) return;
     const size = this.#size;
+    if (size > this.#largestWaited) return;
     const waiting = this.#shrinkWaiters;
-    this.#shrinkWaiters = waiting.filter((w) => w.size < size);
-    for (const w of waiting) if (w.size >= size) w.resolve();
+    this.#shrinkWaiters = [];
+    this.#largestWaited = -1;
+    for (const w of waiting) {
+      if (w.size >= size) {
+        w.resolve();
+      } else {
+        this.#shrinkWaiters.push(w);
+        if (w.size > this.#largestWaited) this.#largestWaited = w.size;
+      }
+    }
   }
 }

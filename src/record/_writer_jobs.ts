@@ -7,9 +7,9 @@ import type { AttemptResult, Random, RecordedDiagnostic } from "../_shared/mod.t
 import {
   childPath,
   type DirectorySyncer,
+  type FileText,
   recordJson,
   writeFilesAtomic,
-  writeJsonAtomic,
 } from "./atomic.ts";
 import {
   assertionsDocument,
@@ -35,6 +35,8 @@ export class RecordWriteError extends Error {
 export interface RunState {
   readonly spec: RunSpec;
   readonly dir: string;
+  readonly attemptsDir: string;
+  readonly membersDir: string;
   readonly members: Set<string>;
   readonly pendingAttempts: Set<string>;
   readonly diagnostics: (RecordedDiagnostic & { evalId: string | null })[];
@@ -44,6 +46,8 @@ export interface RunState {
 export interface AttemptState {
   readonly run: RunState;
   readonly header: AttemptHeader;
+  /** `attempts/<AttemptId>/` of its Run. */
+  readonly dir: string;
   /** Set at settle: a reservation write that has not started yet is superseded (REC-7a). */
   settled: boolean;
   dirCreated: boolean;
@@ -52,7 +56,7 @@ export interface AttemptState {
 /** One queued write of a slot; documents are built when it runs. */
 export type Job =
   | { readonly kind: "reserve"; readonly attempt: AttemptState }
-  | { readonly kind: "settle"; readonly attempt: AttemptState; readonly result: AttemptResult }
+  | { readonly kind: "settle"; readonly attempt: AttemptState; readonly files: SettledFiles }
   | {
     readonly kind: "member";
     readonly run: RunState;
@@ -61,6 +65,31 @@ export type Job =
     readonly attempt: { readonly originRunId: string; readonly attemptId: string } | null;
     readonly reason: string | null;
   };
+
+/**
+ * The settle-time files of an Attempt, serialized when it settles: a queued write then holds
+ * their text instead of the whole result. Serializing can fail (an event that is not JSON); the
+ * failure is kept and becomes the write's failure when the job runs, as for any file.
+ */
+export type SettledFiles =
+  | { readonly ok: true; readonly files: readonly FileText[] }
+  | { readonly ok: false; readonly error: unknown };
+
+/** REC-9 step 4's files in rename order: events.json, assertions.json, final attempt.json. */
+export function settledFiles(header: AttemptHeader, result: AttemptResult): SettledFiles {
+  try {
+    return {
+      ok: true,
+      files: [
+        { name: "events.json", text: recordJson(eventsDocument(result)) },
+        { name: "assertions.json", text: recordJson(assertionsDocument(result)) },
+        { name: "attempt.json", text: recordJson(attemptDocument(header, result)) },
+      ],
+    };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
 
 /** Runs writes; keeps the first failure and reports it once, then skips every later write. */
 export class WriteGuard {
@@ -84,16 +113,6 @@ export class WriteGuard {
     return this.#failure;
   }
 
-  /** The random source of temporary names. */
-  get random(): Random {
-    return this.#random;
-  }
-
-  /** Every directory fsync of the writer goes through it. */
-  get syncer(): DirectorySyncer {
-    return this.#syncer;
-  }
-
   /** Runs a write; false when it failed or an earlier write failed. */
   async run(path: string, work: () => Promise<unknown>): Promise<boolean> {
     if (this.#failure) return false;
@@ -109,9 +128,17 @@ export class WriteGuard {
     }
   }
 
-  /** Writes `doc` as Record JSON atomically (REC-8), sharing directory fsyncs. */
-  write(path: string, doc: unknown): Promise<boolean> {
-    return this.run(path, () => writeJsonAtomic(path, doc, this.#random, { syncer: this.#syncer }));
+  /** Writes `doc` as Record JSON to `dir`/`name` atomically (REC-8), sharing directory fsyncs. */
+  write(dir: string, name: string, doc: unknown): Promise<boolean> {
+    return this.run(
+      childPath(dir, name),
+      () => this.writeFiles(dir, [{ name, text: recordJson(doc) }]),
+    );
+  }
+
+  /** {@link writeFilesAtomic} with the guard's random source and syncer. */
+  writeFiles(dir: string, files: readonly FileText[]): Promise<void> {
+    return writeFilesAtomic(dir, files, { random: this.#random, syncer: this.#syncer });
   }
 }
 
@@ -122,12 +149,11 @@ export async function runJob(job: Job, guard: WriteGuard): Promise<void> {
       // Settled before this write could start: the final attempt.json queued behind it is the
       // Attempt's first and only write (REC-7a); the reserved one would be replaced at once.
       if (job.attempt.settled || !(await attemptDir(job.attempt, guard))) return;
-      const path = childPath(attemptPath(job.attempt), "attempt.json");
-      await guard.write(path, attemptDocument(job.attempt.header, null));
+      await guard.write(job.attempt.dir, "attempt.json", attemptDocument(job.attempt.header, null));
       return;
     }
     case "settle":
-      return await writeSettled(job.attempt, job.result, guard);
+      return await writeSettled(job.attempt, job.files, guard);
     case "member": {
       const { run, slot, action, attempt, reason } = job;
       const doc = memberDocument({
@@ -138,7 +164,7 @@ export async function runJob(job: Job, guard: WriteGuard): Promise<void> {
         attempt,
         reason,
       });
-      await guard.write(childPath(run.dir, "members", `${slot.slotId}.json`), doc);
+      await guard.write(run.membersDir, `${slot.slotId}.json`, doc);
       return;
     }
   }
@@ -150,33 +176,24 @@ export async function runJob(job: Job, guard: WriteGuard): Promise<void> {
  */
 async function writeSettled(
   attempt: AttemptState,
-  result: AttemptResult,
+  settled: SettledFiles,
   guard: WriteGuard,
 ): Promise<void> {
   if (!(await attemptDir(attempt, guard))) return;
-  const dir = attemptPath(attempt);
-  // Serialized inside the guard: an unserializable event is a write failure, as for any file.
-  const write = () =>
-    writeFilesAtomic(
-      dir,
-      [
-        { name: "events.json", text: recordJson(eventsDocument(result)) },
-        { name: "assertions.json", text: recordJson(assertionsDocument(result)) },
-        { name: "attempt.json", text: recordJson(attemptDocument(attempt.header, result)) },
-      ],
-      { random: guard.random, syncer: guard.syncer },
-    );
-  if (await guard.run(dir, write)) attempt.run.pendingAttempts.delete(result.attemptId);
-}
-
-function attemptPath(attempt: AttemptState): string {
-  return childPath(attempt.run.dir, "attempts", attempt.header.attemptId);
+  const write = settled.ok
+    ? () => guard.writeFiles(attempt.dir, settled.files)
+    : () => Promise.reject(settled.error);
+  if (await guard.run(attempt.dir, write)) {
+    attempt.run.pendingAttempts.delete(attempt.header.attemptId);
+  }
 }
 
 /** Creates the Attempt's directory once (its entry becomes durable at publish). */
 async function attemptDir(attempt: AttemptState, guard: WriteGuard): Promise<boolean> {
   if (attempt.dirCreated) return true;
-  const dir = attemptPath(attempt);
-  attempt.dirCreated = await guard.run(dir, () => Deno.mkdir(dir, { recursive: true }));
+  const dir = attempt.dir;
+  attempt.dirCreated = await guard.run(dir, () => Deno.mkdir(dir, MKDIR_PARENTS));
   return attempt.dirCreated;
 }
+
+const MKDIR_PARENTS: Deno.MkdirOptions = { recursive: true };

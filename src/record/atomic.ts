@@ -66,11 +66,11 @@ export async function writeFilesAtomic(
   options: AtomicOptions & { readonly random: Random },
 ): Promise<void> {
   const temps = files.map((f) => childPath(dir, `.${f.name}.tmp-${randomHex8(options.random)}`));
-  const written = await Promise.allSettled(files.map((f, i) => writeTemp(temps[i]!, f.text)));
-  const failed = written.find((w): w is PromiseRejectedResult => w.status === "rejected");
-  if (failed) {
-    await removeAll(temps.filter((_, i) => written[i]!.status === "fulfilled"));
-    throw failed.reason;
+  const writes = files.map((f, i) => writeTemp(temps[i]!, f.text));
+  try {
+    await Promise.all(writes);
+  } catch {
+    await failWrites(writes, temps);
   }
   for (let i = 0; i < files.length; i++) {
     try {
@@ -83,9 +83,25 @@ export async function writeFilesAtomic(
   await (options.syncer ? options.syncer.sync(dir) : syncDirectory(dir));
 }
 
+/**
+ * Once every temporary file write has ended: removes the written ones (a failed one removed its
+ * own) and throws the failure of the first file that failed.
+ */
+async function failWrites(
+  writes: readonly Promise<void>[],
+  temps: readonly string[],
+): Promise<never> {
+  const written = await Promise.allSettled(writes);
+  await removeAll(temps.filter((_, i) => written[i]!.status === "fulfilled"));
+  throw written.find((w): w is PromiseRejectedResult => w.status === "rejected")!.reason;
+}
+
+const CREATE_NEW: Deno.OpenOptions = { write: true, createNew: true };
+const READ: Deno.OpenOptions = { read: true };
+
 /** Creates, writes and fsyncs a temporary file; removes it again when writing fails. */
 async function writeTemp(temp: string, text: string): Promise<void> {
-  const file = await Deno.open(temp, { write: true, createNew: true });
+  const file = await Deno.open(temp, CREATE_NEW);
   try {
     await writeAll(file, ENCODER.encode(text));
     await file.sync();
@@ -110,7 +126,7 @@ export async function createExclusive(
   text = "",
   options: AtomicOptions = {},
 ): Promise<void> {
-  const file = await Deno.open(path, { write: true, createNew: true });
+  const file = await Deno.open(path, CREATE_NEW);
   try {
     if (text !== "") await writeAll(file, ENCODER.encode(text));
     await file.sync();
@@ -122,7 +138,7 @@ export async function createExclusive(
 
 /** fsyncs a directory so that renames and creations inside it are durable. */
 export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await Deno.open(dir, { read: true });
+  const handle = await Deno.open(dir, READ);
   try {
     await handle.sync();
   } finally {
@@ -186,7 +202,8 @@ export class DirectorySyncer {
 function noop(): void {}
 
 async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
-  let offset = 0;
+  // One write is the rule; only a short write needs a view of the rest.
+  let offset = await file.write(bytes);
   while (offset < bytes.length) offset += await file.write(bytes.subarray(offset));
 }
 

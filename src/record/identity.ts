@@ -45,6 +45,8 @@ export class FingerprintCache {
   readonly #root: string;
   readonly #closures = new Map<string, Promise<string[]>>();
   readonly #hashes = new Map<string, Promise<string>>();
+  /** The `sources` of each entry file as the eval names it: many evals share one file. */
+  readonly #sources = new Map<string, Promise<Readonly<Record<string, string>>>>();
 
   constructor(root: string) {
     this.#root = root;
@@ -59,12 +61,7 @@ export class FingerprintCache {
     group: DiscoveredGroup | undefined,
     layers: { readonly sandbox?: string | null; readonly groupSandbox?: string | null } = {},
   ): Promise<string> {
-    const entry = resolve(this.#root, e.file);
-    const files = await this.#closure(entry);
-    const sources: Record<string, string> = {};
-    for (const file of files) {
-      sources[relative(this.#root, file).split("\\").join("/")] = await this.#hash(file);
-    }
+    const sources = await this.#sourcesOf(e.file);
     const def = e.definition;
     return digestOf({
       evalId: e.id,
@@ -81,6 +78,24 @@ export class FingerprintCache {
         }
         : null,
     });
+  }
+
+  /** Root-relative path → content hash of every file in the closure of `file`. */
+  #sourcesOf(file: string): Promise<Readonly<Record<string, string>>> {
+    let found = this.#sources.get(file);
+    if (!found) {
+      found = this.#hashSources(resolve(this.#root, file));
+      this.#sources.set(file, found);
+    }
+    return found;
+  }
+
+  async #hashSources(entry: string): Promise<Readonly<Record<string, string>>> {
+    const sources: Record<string, string> = {};
+    for (const file of await this.#closure(entry)) {
+      sources[relative(this.#root, file).split("\\").join("/")] = await this.#hash(file);
+    }
+    return sources;
   }
 
   /** The entry file and every file it reaches through relative or absolute imports, sorted. */

@@ -13,14 +13,14 @@ export function slotIdOf(evalId: string, ordinal: number): string {
 
 /** `@1` + 12 Crockford base32 characters of the first 60 bits of SHA-256(attemptId). */
 export function locatorOf(attemptId: string): string {
-  const hex = sha256Hex(attemptId).slice(0, 15); // 15 hex digits = 60 bits
-  let bits = BigInt(`0x${hex}`);
-  let out = "";
-  for (let i = 0; i < 12; i++) {
-    out = CROCKFORD[Number(bits & 31n)]! + out;
-    bits >>= 5n;
+  const hex = sha256Hex(attemptId);
+  // 60 bits = three groups of 20 bits (5 hex digits), each 4 characters, most significant first.
+  let out = "@1";
+  for (let group = 0; group < 3; group++) {
+    const bits = parseInt(hex.slice(group * 5, group * 5 + 5), 16);
+    for (let shift = 15; shift >= 0; shift -= 5) out += CROCKFORD[(bits >>> shift) & 31];
   }
-  return `@1${out}`;
+  return out;
 }
 
 /**

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import type { Clock } from "../_shared/mod.ts";
 import type { AttemptResult, RunEvent } from "../_shared/mod.ts";
 import type { Random } from "../_shared/mod.ts";
-import { createExclusive, DirectorySyncer, recordJson } from "./atomic.ts";
+import { childPath, createExclusive, DirectorySyncer, recordJson } from "./atomic.ts";
 import { KeyedQueue } from "./_keyed_queue.ts";
 import {
   type AttemptState,
@@ -21,6 +21,7 @@ import {
   RecordWriteError,
   runJob,
   type RunState,
+  settledFiles,
   WriteGuard,
 } from "./_writer_jobs.ts";
 import {
@@ -130,6 +131,8 @@ export class RecordWriter {
       const run: RunState = {
         spec,
         dir,
+        attemptsDir: childPath(dir, "attempts"),
+        membersDir: childPath(dir, "members"),
         members: new Set(),
         pendingAttempts: new Set(),
         diagnostics: [],
@@ -137,10 +140,10 @@ export class RecordWriter {
       this.#runs.push(run);
       for (const slot of spec.slots) this.#byPosition.set(slot.position, { run, slot });
       await this.#guard.run(dir, async () => {
-        await Deno.mkdir(join(dir, "members"), { recursive: true });
-        await Deno.mkdir(join(dir, "attempts"), { recursive: true });
+        await Deno.mkdir(run.membersDir, { recursive: true });
+        await Deno.mkdir(run.attemptsDir, { recursive: true });
       });
-      await this.#guard.write(join(dir, "run.json"), runDocument(spec.header, null, []));
+      await this.#guard.write(dir, "run.json", runDocument(spec.header, null, []));
       for (const slot of spec.slots) {
         if (slot.carried) {
           this.#member(run, slot, "carried", {
@@ -170,7 +173,13 @@ export class RecordWriter {
           kind: slot.kind,
           startedAt: event.at,
         };
-        const attempt: AttemptState = { run, header, settled: false, dirCreated: false };
+        const attempt: AttemptState = {
+          run,
+          header,
+          dir: childPath(run.attemptsDir, event.attemptId),
+          settled: false,
+          dirCreated: false,
+        };
         this.#attempts.set(slot.position, attempt);
         run.pendingAttempts.add(event.attemptId);
         this.#queue.push(slot.position, { kind: "reserve", attempt });
@@ -248,7 +257,7 @@ export class RecordWriter {
    * create fails, the marker is removed again: the Run stays unpublished.
    */
   async #publish(run: RunState, completion: "completed" | "interrupted"): Promise<boolean> {
-    const attempts = join(run.dir, "attempts");
+    const attempts = run.attemptsDir;
     const runs = join(this.#root, "runs");
     const final = runDocument(
       run.spec.header,
@@ -256,10 +265,10 @@ export class RecordWriter {
       run.diagnostics,
     );
     const ready = await this.#guard.run(attempts, () => this.#syncer.sync(attempts)) &&
-      await this.#guard.write(join(run.dir, "run.json"), final) &&
+      await this.#guard.write(run.dir, "run.json", final) &&
       await this.#guard.run(runs, () => this.#syncer.sync(runs));
     if (!ready) return false;
-    const marker = join(run.dir, "complete");
+    const marker = childPath(run.dir, "complete");
     const created = await this.#guard.run(
       marker,
       () => createExclusive(marker, "", { syncer: this.#syncer }),
@@ -296,7 +305,8 @@ export class RecordWriter {
     if (!found || !attempt) return;
     attempt.settled = true;
     this.#attempts.delete(position);
-    this.#queue.push(position, { kind: "settle", attempt, result });
+    const files = settledFiles(attempt.header, result);
+    this.#queue.push(position, { kind: "settle", attempt, files });
     this.#member(found.run, found.slot, "executed", {
       originRunId: found.run.spec.header.runId,
       attemptId: result.attemptId,

@@ -79,8 +79,14 @@ export function firstFailure(result: AttemptResult): SealedAssertion | undefined
   return result.details.assertions.find((a) => a.status === "failed");
 }
 
+/** True when {@link attemptLines} has lines for the Attempt: it failed, or errored with an error. */
+export function hasAttemptLines(result: AttemptResult): boolean {
+  return result.verdict === "failed" || (result.verdict === "errored" && Boolean(result.error));
+}
+
 /** The two permanent lines of a failed or errored Attempt (OUT-H9), or none. */
 export function attemptLines(result: AttemptResult, locator: string): string[] {
+  if (!hasAttemptLines(result)) return [];
   const head = `✗ ${result.evalId}  ${result.experimentId}#${result.ordinal}`;
   if (result.verdict === "failed") {
     const first = firstFailure(result);

@@ -3,8 +3,8 @@ import { isoTime } from "../_shared/mod.ts";
 import type { AttemptResult, RunEvent } from "../_shared/mod.ts";
 import type { Plan } from "../plan/mod.ts";
 import { locatorOf } from "../record/mod.ts";
-import type { Headline, RunSummary, SlotReport } from "./summary.ts";
-import { isGap } from "./summary.ts";
+import { evalGroups, evalLine, type NdjsonLine } from "./_eval_line.ts";
+import type { Headline, RunSummary } from "./summary.ts";
 
 /** Fields of the `start` line that the reporter cannot derive from the plan. */
 export interface StartInfo {
@@ -29,14 +29,22 @@ export interface ReceiptInfo {
   readonly exitCode: number;
 }
 
-/** Writes one JSON object per line through `write`. */
+/** Eval lines are written in chunks of about this many characters (one stdout write each). */
+const EVAL_CHUNK_CHARS = 32 * 1024;
+
+/**
+ * Writes one JSON object per line through `write` (whole lines, one or more per call). Each line
+ * is one object literal, `type` and `at` first, serialized once.
+ */
 export class NdjsonReporter {
-  readonly #write: (line: string) => void;
+  readonly #write: (text: string) => void;
   readonly #now: () => number;
   readonly #runIdOf: (experimentId: string) => string;
+  /** Locators of the Attempts between `attempt_start` and `attempt_end`, by Attempt id. */
+  readonly #locators = new Map<string, string>();
 
   constructor(
-    write: (line: string) => void,
+    write: (text: string) => void,
     options: { now: () => number; runIdOf: (experimentId: string) => string },
   ) {
     this.#write = write;
@@ -44,8 +52,8 @@ export class NdjsonReporter {
     this.#runIdOf = options.runIdOf;
   }
 
-  #emit(type: string, fields: Record<string, unknown>, at = this.#now()): void {
-    this.#write(JSON.stringify({ type, at: isoTime(at), ...fields }) + "\n");
+  #emit(line: NdjsonLine): void {
+    this.#write(JSON.stringify(line) + "\n");
   }
 
   /** The first line. */
@@ -54,11 +62,14 @@ export class NdjsonReporter {
     for (const e of plan.experiments) {
       if (e.maxConcurrency !== null) experimentConcurrency[e.id] = e.maxConcurrency;
     }
-    this.#emit("start", {
+    const startedAt = isoTime(info.startedAt);
+    this.#emit({
+      type: "start",
+      at: startedAt,
       format: "niceeval.exp",
       schemaVersion: 1,
       invocationId: info.invocationId,
-      startedAt: isoTime(info.startedAt),
+      startedAt,
       recordRoot: info.recordRoot,
       total: plan.total,
       evals: plan.evalCount,
@@ -71,85 +82,102 @@ export class NdjsonReporter {
       reused: plan.reused,
       toRun: plan.toRun,
       runs: info.runs,
-    }, info.startedAt);
+    });
   }
 
   /** Serializes one run event (internal-only events are skipped). */
   event(e: RunEvent): void {
     switch (e.type) {
       case "attempt_start":
-        return this.#emit("attempt_start", {
-          ...slotFields(e.slot),
-          attemptId: e.attemptId,
-          locator: locatorOf(e.attemptId),
-          runId: this.#runIdOf(e.slot.experimentId),
-          startedAt: isoTime(e.at),
-        }, e.at);
+        return this.#attemptStart(e);
       case "attempt_end":
         return this.#attemptEnd(e.result, e.at);
       case "backoff":
-        return this.#emit("backoff", {
-          ...slotFields(e.slot),
+        return this.#emit({
+          type: "backoff",
+          at: isoTime(e.at),
+          experimentId: e.slot.experimentId,
+          evalId: e.slot.evalId,
+          ordinal: e.slot.ordinal,
           locator: null,
           state: e.state,
           reason: e.reason,
           retry: e.retry,
           maxRetries: e.maxRetries,
           delayMs: e.delayMs,
-        }, e.at);
+        });
       case "not_dispatched":
-        return this.#emit("not_dispatched", { ...slotFields(e.slot), reason: e.reason }, e.at);
+        return this.#emit({
+          type: "not_dispatched",
+          at: isoTime(e.at),
+          experimentId: e.slot.experimentId,
+          evalId: e.slot.evalId,
+          ordinal: e.slot.ordinal,
+          reason: e.reason,
+        });
       case "slot_errored":
-        return this.#emit("error", {
-          ...slotFields(e.slot),
+        return this.#emit({
+          type: "error",
+          at: isoTime(e.at),
+          experimentId: e.slot.experimentId,
+          evalId: e.slot.evalId,
+          ordinal: e.slot.ordinal,
           locator: null,
           code: e.code,
           phase: e.phase,
           message: e.message,
-        }, e.at);
+        });
       case "experiment_setup":
       case "experiment_teardown":
-        return this.#emit(e.type, {
+        return this.#emit({
+          type: e.type,
+          at: isoTime(e.at),
           experimentId: e.experimentId,
           status: e.status,
           durationMs: e.durationMs,
           message: e.message,
-        }, e.at);
-      case "diagnostic": {
-        if (e.code === "budget-exhausted") {
-          return this.#emit("budget_exhausted", {
-            experimentId: e.experimentId,
-            budgetUSD: e.data?.budgetUSD ?? null,
-            spentUSD: e.data?.spentUSD ?? null,
-            unstarted: e.data?.unstarted ?? null,
-          }, e.at);
-        }
-        const type = e.level === "info" ? "notice" : e.level;
-        return this.#emit(type, {
-          code: e.code,
-          message: e.message,
-          experimentId: e.experimentId,
-          evalId: e.evalId,
-          data: e.data,
-        }, e.at);
-      }
+        });
+      case "diagnostic":
+        return this.#diagnostic(e);
       case "interrupted":
-        return this.#emit("interrupted", { signal: e.signal }, e.at);
+        return this.#emit({ type: "interrupted", at: isoTime(e.at), signal: e.signal });
       default:
         return;
     }
   }
 
+  #attemptStart(e: Extract<RunEvent, { type: "attempt_start" }>): void {
+    const locator = locatorOf(e.attemptId);
+    this.#locators.set(e.attemptId, locator);
+    const at = isoTime(e.at);
+    this.#emit({
+      type: "attempt_start",
+      at,
+      experimentId: e.slot.experimentId,
+      evalId: e.slot.evalId,
+      ordinal: e.slot.ordinal,
+      attemptId: e.attemptId,
+      locator,
+      runId: this.#runIdOf(e.slot.experimentId),
+      startedAt: at,
+    });
+  }
+
   #attemptEnd(r: AttemptResult, at: number): void {
-    const locator = locatorOf(r.attemptId);
-    const slot = { experimentId: r.experimentId, evalId: r.evalId, ordinal: r.ordinal };
-    this.#emit("attempt_end", {
-      ...slot,
+    const locator = this.#locators.get(r.attemptId) ?? locatorOf(r.attemptId);
+    this.#locators.delete(r.attemptId);
+    const atText = isoTime(at);
+    this.#emit({
+      type: "attempt_end",
+      at: atText,
+      experimentId: r.experimentId,
+      evalId: r.evalId,
+      ordinal: r.ordinal,
       attemptId: r.attemptId,
       locator,
       runId: this.#runIdOf(r.experimentId),
       startedAt: isoTime(r.startedAt),
-      endedAt: isoTime(r.endedAt),
+      endedAt: r.endedAt === at ? atText : isoTime(r.endedAt),
       durationMs: r.endedAt - r.startedAt,
       outcome: r.outcome,
       verdict: r.verdict,
@@ -158,7 +186,7 @@ export class NdjsonReporter {
       errorCode: r.error?.code ?? null,
       usage: r.usage,
       estimatedCostUSD: r.estimatedCostUSD,
-    }, at);
+    });
     if (r.verdict === "failed") {
       const assertions = r.details.assertions.filter((a) => a.status === "failed").slice(0, 10).map(
         (a) => ({
@@ -170,31 +198,71 @@ export class NdjsonReporter {
           source: a.source,
         }),
       );
-      this.#emit("failure", { ...slot, locator, assertions }, at);
+      this.#emit({
+        type: "failure",
+        at: atText,
+        experimentId: r.experimentId,
+        evalId: r.evalId,
+        ordinal: r.ordinal,
+        locator,
+        assertions,
+      });
     } else if (r.verdict === "errored" && r.error) {
-      this.#emit("error", {
-        ...slot,
+      this.#emit({
+        type: "error",
+        at: atText,
+        experimentId: r.experimentId,
+        evalId: r.evalId,
+        ordinal: r.ordinal,
         locator,
         code: r.error.code,
         phase: r.error.phase,
         message: r.error.message,
-      }, at);
+      });
     }
   }
 
-  /** The `eval` lines, one per (experiment, eval) in ORD-2 order. */
-  evals(summary: RunSummary): void {
-    const groups = new Map<string, SlotReport[]>();
-    for (const row of summary.rows) {
-      const key = `${row.slot.evalIndex}\u0000${row.slot.experimentIndex}`;
-      groups.set(key, [...(groups.get(key) ?? []), row]);
+  #diagnostic(e: Extract<RunEvent, { type: "diagnostic" }>): void {
+    const at = isoTime(e.at);
+    if (e.code === "budget-exhausted") {
+      return this.#emit({
+        type: "budget_exhausted",
+        at,
+        experimentId: e.experimentId,
+        budgetUSD: e.data?.budgetUSD ?? null,
+        spentUSD: e.data?.spentUSD ?? null,
+        unstarted: e.data?.unstarted ?? null,
+      });
     }
-    for (const rows of groups.values()) this.#emit("eval", evalFields(rows));
+    this.#emit({
+      type: e.level === "info" ? "notice" : e.level,
+      at,
+      code: e.code,
+      message: e.message,
+      experimentId: e.experimentId,
+      evalId: e.evalId,
+      data: e.data,
+    });
+  }
+
+  /** The `eval` lines, one per (experiment, eval) in ORD-2 order, written in a few chunks. */
+  evals(summary: RunSummary): void {
+    let chunk = "";
+    for (const rows of evalGroups(summary.rows)) {
+      chunk += JSON.stringify(evalLine(rows, isoTime(this.#now()))) + "\n";
+      if (chunk.length >= EVAL_CHUNK_CHARS) {
+        this.#write(chunk);
+        chunk = "";
+      }
+    }
+    if (chunk !== "") this.#write(chunk);
   }
 
   /** The last line. */
   receipt(info: ReceiptInfo): void {
-    this.#emit("receipt", {
+    this.#emit({
+      type: "receipt",
+      at: isoTime(this.#now()),
       invocationId: info.invocationId,
       runIds: info.runIds,
       recordRoot: info.recordRoot,
@@ -208,58 +276,6 @@ export class NdjsonReporter {
 
   /** A reporter failed (`--junit` is required: the exit code becomes 1). */
   reporterError(reporter: string, required: boolean, message: string): void {
-    this.#emit("reporter_error", { reporter, required, message });
+    this.#emit({ type: "reporter_error", at: isoTime(this.#now()), reporter, required, message });
   }
-}
-
-function slotFields(slot: { experimentId: string; evalId: string; ordinal: number }) {
-  return { experimentId: slot.experimentId, evalId: slot.evalId, ordinal: slot.ordinal };
-}
-
-function evalFields(rows: readonly SlotReport[]): Record<string, unknown> {
-  const first = rows[0]!.slot;
-  const count = (pred: (r: SlotReport) => boolean) => rows.filter(pred).length;
-  const scored = rows.filter((r) => r.verdict === "scored");
-  const c = {
-    passed: count((r) => r.verdict === "passed"),
-    failed: count((r) => r.verdict === "failed"),
-    errored: count((r) => r.verdict === "errored"),
-    skipped: count((r) => r.verdict === "skipped"),
-    scored: scored.length,
-    reused: count((r) => r.state === "carried"),
-    unstarted: count((r) => isGap(r)),
-    notNeeded: count((r) => r.reason === "early-exit" && r.verdict === null),
-  };
-  const interrupted = count((r) => r.verdict === "interrupted" || r.reason === "interrupted");
-  const verdict = c.errored > 0
-    ? "errored"
-    : c.failed > 0
-    ? "failed"
-    : interrupted > 0
-    ? "interrupted"
-    : c.unstarted > 0
-    ? "incomplete"
-    : c.passed > 0
-    ? "passed"
-    : c.scored > 0
-    ? "scored"
-    : "skipped";
-  return {
-    experimentId: first.experimentId,
-    evalId: first.evalId,
-    kind: first.kind,
-    verdict,
-    planned: rows.length,
-    ...c,
-    score: scored.length > 0
-      ? scored.reduce((sum, r) => sum + (r.score ?? 0), 0) / scored.length
-      : null,
-    attempts: rows.map((r) => ({
-      ordinal: r.slot.ordinal,
-      locator: r.locator,
-      verdict: r.verdict ?? (r.reason === "interrupted" ? "interrupted" : "skipped"),
-      carried: r.state === "carried",
-      reason: r.state === "executed" ? r.result?.skipReason ?? null : r.reason,
-    })),
-  };
 }

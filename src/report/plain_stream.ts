@@ -7,7 +7,7 @@ import { plural, type RunEvent } from "../_shared/mod.ts";
 import type { Plan } from "../plan/mod.ts";
 import { locatorOf } from "../record/mod.ts";
 import { paintMarker } from "./box.ts";
-import { attemptLines } from "./human.ts";
+import { attemptLines, hasAttemptLines } from "./human.ts";
 
 const EXPANDED_FAILURES = 10;
 
@@ -39,8 +39,8 @@ export class PermanentLines {
         this.#started.set(e.slot.experimentId, (this.#started.get(e.slot.experimentId) ?? 0) + 1);
         return;
       case "attempt_end": {
+        if (!hasAttemptLines(e.result)) return;
         const lines = attemptLines(e.result, locatorOf(e.result.attemptId));
-        if (lines.length === 0) return;
         this.#failures++;
         if (this.#failures <= EXPANDED_FAILURES) lines.forEach((line) => this.#out(line));
         else if (this.#failures === EXPANDED_FAILURES + 1) {

@@ -6,22 +6,25 @@ import type { AttemptResult, AttemptVerdict, SlotOutcome } from "../_shared/mod.
 import type { Plan, PlannedSlot } from "../plan/mod.ts";
 import { locatorOf } from "../record/mod.ts";
 
+/** Details of a retained result without failed assertions; shared, never changed. */
+const NO_DETAILS: AttemptResult["details"] = Object.freeze({
+  assertions: Object.freeze([]),
+  turns: Object.freeze([]),
+  phases: Object.freeze([]),
+  diagnostics: Object.freeze([]),
+  logs: Object.freeze([]),
+});
+
 /**
  * The part of an executed Attempt's result the end-of-run reports read (`runPlan`'s `retain`):
  * everything but the transcript, phases, logs and diagnostics, and of the assertions only the
  * failed ones. The Record and the live reporters get the whole result from its events.
  */
 export function reportedResult(result: AttemptResult): AttemptResult {
-  const { details } = result;
+  const failed = result.details.assertions.filter((a) => a.status === "failed");
   return {
     ...result,
-    details: {
-      assertions: details.assertions.filter((a) => a.status === "failed"),
-      turns: [],
-      phases: [],
-      diagnostics: [],
-      logs: [],
-    },
+    details: failed.length === 0 ? NO_DETAILS : { ...NO_DETAILS, assertions: failed },
   };
 }
 
@@ -133,22 +136,11 @@ export function summarize(
 }
 
 function rowOf(slot: PlannedSlot, outcome: SlotOutcome, runId: string): SlotReport {
-  const base = {
-    slot,
-    attemptId: null,
-    locator: null,
-    originRunId: null,
-    result: null,
-    reason: null,
-    message: null,
-    score: null,
-    durationMs: null,
-  };
   switch (outcome.kind) {
     case "executed": {
       const r = outcome.result;
       return {
-        ...base,
+        slot,
         state: "executed",
         verdict: r.verdict,
         attemptId: r.attemptId,
@@ -164,9 +156,7 @@ function rowOf(slot: PlannedSlot, outcome: SlotOutcome, runId: string): SlotRepo
     case "carried": {
       const source = slot.carry.action === "carry" ? slot.carry.source : undefined;
       return {
-        ...base,
-        state: "carried",
-        verdict: (source?.verdict ?? null) as AttemptVerdict | null,
+        ...unexecuted(slot, "carried", (source?.verdict ?? null) as AttemptVerdict | null),
         attemptId: source?.attemptId ?? null,
         locator: source ? locatorOf(source.attemptId) : null,
         originRunId: source?.originRunId ?? null,
@@ -175,16 +165,35 @@ function rowOf(slot: PlannedSlot, outcome: SlotOutcome, runId: string): SlotRepo
       };
     }
     case "not-dispatched":
-      return { ...base, state: "not-dispatched", verdict: null, reason: outcome.reason };
+      return { ...unexecuted(slot, "not-dispatched", null), reason: outcome.reason };
     case "errored-undispatched":
       return {
-        ...base,
-        state: "errored-undispatched",
-        verdict: "errored",
+        ...unexecuted(slot, "errored-undispatched", "errored"),
         reason: outcome.code,
         message: outcome.message,
       };
   }
+}
+
+/** A row without an Attempt of this Invocation: every field but the state and verdict null. */
+function unexecuted(
+  slot: PlannedSlot,
+  state: SlotState,
+  verdict: AttemptVerdict | null,
+): SlotReport {
+  return {
+    slot,
+    state,
+    verdict,
+    attemptId: null,
+    locator: null,
+    originRunId: null,
+    result: null,
+    reason: null,
+    message: null,
+    score: null,
+    durationMs: null,
+  };
 }
 
 function headlineOf(

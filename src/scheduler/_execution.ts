@@ -11,8 +11,7 @@ import { type Clock, sleep, type TimerHandle } from "../_shared/mod.ts";
 import type { AttemptResult, RunEventSink, SlotRef } from "../_shared/mod.ts";
 import type { Random } from "../_shared/mod.ts";
 import type { PlannedSlot } from "../plan/mod.ts";
-import { withAbandonment } from "./_race.ts";
-import { ATTEMPT_ABORT_GRACE_MS, ATTEMPT_MAX_RETRIES, SEND_MAX_TRIES } from "./constants.ts";
+import { ATTEMPT_ABORT_GRACE_MS, SEND_MAX_TRIES } from "./constants.ts";
 import type {
   AbandonAttempt,
   AttemptControl,
@@ -24,6 +23,7 @@ import type { Permit, PriorityGate } from "./gate.ts";
 import { type PhysicalAdmission, type PhysicalHeld, releasePhysical } from "./physical.ts";
 import type { PriorityKey } from "./priority_queue.ts";
 import { sendBackoffMs } from "./retry.ts";
+import { Control } from "./_control.ts";
 
 /** Permits a slot holds along the chain (acquired in the order of CHAIN-13). */
 export interface Held extends PhysicalHeld {
@@ -80,6 +80,8 @@ export class Execution {
   #inBackoff = false;
   #started = false;
   #ended = false;
+  /** Called once when the signal aborts while the work runs (arms the abort grace, TIME-3). */
+  #onAborted: (() => void) | undefined;
 
   constructor(slot: PlannedSlot, key: PriorityKey, held: Held, deps: ExecutionDeps) {
     this.slot = slot;
@@ -115,7 +117,9 @@ export class Execution {
 
   /** Aborts the Attempt's signal; the first reason wins. */
   abort(kind: AbortKind): void {
+    if (this.#controller.signal.aborted) return;
     this.#controller.abort(new AbortReason(kind));
+    this.#onAborted?.();
   }
 
   /** CHAIN-10: emits `attempt_start` and starts the deadline (TIME-2). Synchronous, once. */
@@ -142,7 +146,7 @@ export class Execution {
    * the work threw, or resolved without an outcome (INT-4).
    */
   async run(): Promise<AttemptResult> {
-    const { clock, runAttempt } = this.#deps;
+    const { runAttempt } = this.#deps;
     const { signal } = this.#controller;
     let work: Promise<AttemptResult>;
     try {
@@ -150,17 +154,7 @@ export class Execution {
     } catch (error) {
       work = Promise.reject(error);
     }
-    const result = await withAbandonment(work, signal, {
-      clock,
-      graceMs: ATTEMPT_ABORT_GRACE_MS,
-      abandoned: () =>
-        this.#deps.abandon(this.slot, {
-          attemptId: this.#attemptId,
-          startedAt: this.#startedAt,
-          endedAt: clock.now(),
-          kind: abortKind(signal.reason) ?? "timeout",
-        }),
-    });
+    const result = await this.#withAbandonment(work);
     if (!isAttemptResult(result)) {
       throw new Error(
         `Attempt ${this.slot.experimentId} · ${this.slot.evalId}#${this.slot.ordinal} ended without an outcome`,
@@ -168,6 +162,45 @@ export class Execution {
     }
     const abort = signal.aborted ? abortKind(signal.reason) : undefined;
     return settledResult(result, { timeoutMs: this.slot.timeoutMs, abort });
+  }
+
+  /**
+   * Resolves with `work`'s value, or — once the signal aborted and ATTEMPT_ABORT_GRACE_MS passed
+   * without `work` settling — with the abandoned result. The abandoned work keeps running
+   * unobserved (TIME-3). `abort()` arms the grace directly: no listener per Attempt.
+   */
+  #withAbandonment(work: Promise<AttemptResult>): Promise<AttemptResult> {
+    const { clock } = this.#deps;
+    const { signal } = this.#controller;
+    return new Promise((resolve, reject) => {
+      let timer: TimerHandle | undefined;
+      const arm = () => {
+        timer = clock.setTimeout(() => {
+          resolve(this.#deps.abandon(this.slot, {
+            attemptId: this.#attemptId,
+            startedAt: this.#startedAt,
+            endedAt: clock.now(),
+            kind: abortKind(signal.reason) ?? "timeout",
+          }));
+        }, ATTEMPT_ABORT_GRACE_MS);
+      };
+      if (signal.aborted) arm();
+      else this.#onAborted = arm;
+      const done = () => {
+        this.#onAborted = undefined;
+        if (timer !== undefined) clock.clearTimeout(timer);
+      };
+      work.then(
+        (value) => {
+          done();
+          resolve(value);
+        },
+        (error) => {
+          done();
+          reject(error);
+        },
+      );
+    });
   }
 
   /**
@@ -187,36 +220,47 @@ export class Execution {
     this.#timer = undefined;
   }
 
+  /** What the per-Attempt work reads while it runs (see {@link Control}). */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** Set at `attempt_start`. */
+  get attemptId(): string {
+    return this.#attemptId;
+  }
+
+  /** When `attempt_start` was emitted. */
+  get startedAt(): number {
+    return this.#startedAt;
+  }
+
+  /** The deadline as epoch ms once started, else null. */
+  get deadline(): number | null {
+    return this.#started && this.slot.timeoutMs !== null
+      ? this.#startedAt + this.slot.timeoutMs
+      : null;
+  }
+
+  /** Ends the timed part (cleanup is outside the deadline). */
+  endTimed(): void {
+    this.#endTimed();
+  }
+
+  /** Send-retry backoff (see {@link #backoff}). */
+  backoff(request: BackoffRequest): Promise<void> {
+    return this.#backoff(request);
+  }
+
+  /** Before `attempt_start` the Attempt has no row to show an activity in. */
+  activity(text: string): void {
+    if (this.#started && !this.#ended) {
+      this.#deps.emit({ type: "activity", at: this.#deps.clock.now(), slot: this.#ref, text });
+    }
+  }
+
   #control(): AttemptControl {
-    const { clock, emit } = this.#deps;
-    const control = {
-      signal: this.#controller.signal,
-      start: () => this.start(),
-      endTimed: () => this.#endTimed(),
-      limits: { sendMaxTries: SEND_MAX_TRIES, attemptMaxRetries: ATTEMPT_MAX_RETRIES },
-      backoff: (request: BackoffRequest) => this.#backoff(request),
-      // Before `attempt_start` the Attempt has no row to show an activity in.
-      activity: (text: string) => {
-        if (this.#started && !this.#ended) {
-          emit({ type: "activity", at: clock.now(), slot: this.#ref, text });
-        }
-      },
-      ...(this.slot.sandbox ? { sandbox: this.#sandboxAdmission() } : {}),
-    };
-    // Getters: a deferred start fills these in while the work already holds the control.
-    Object.defineProperties(control, {
-      attemptId: { get: () => this.#attemptId, enumerable: true },
-      startedAt: { get: () => this.#startedAt, enumerable: true },
-      started: { get: () => this.#started, enumerable: true },
-      deadline: {
-        get: () =>
-          this.#started && this.slot.timeoutMs !== null
-            ? this.#startedAt + this.slot.timeoutMs
-            : null,
-        enumerable: true,
-      },
-    });
-    return control as unknown as AttemptControl;
+    return new Control(this, this.slot.sandbox ? this.#sandboxAdmission() : undefined);
   }
 
   #sandboxAdmission(): SandboxAdmission {

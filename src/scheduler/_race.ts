@@ -1,5 +1,4 @@
 /** Small promise races used by the scheduler. */
-import type { Clock, TimerHandle } from "../_shared/mod.ts";
 
 /** Resolves like `promise`, or rejects with `signal.reason` as soon as the signal aborts. */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -14,41 +13,6 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
       },
       (error) => {
         signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-/**
- * Resolves with `work`'s value, or — once `signal` aborted and `graceMs` passed without `work`
- * settling — with `abandoned()`. The abandoned work keeps running unobserved: its result was
- * already replaced, so nothing waits for it (TIME-3).
- */
-export function withAbandonment<T>(
-  work: Promise<T>,
-  signal: AbortSignal,
-  options: { clock: Clock; graceMs: number; abandoned: () => T },
-): Promise<T> {
-  const { clock, graceMs, abandoned } = options;
-  return new Promise<T>((resolve, reject) => {
-    let timer: TimerHandle | undefined;
-    const onAbort = () => {
-      timer = clock.setTimeout(() => resolve(abandoned()), graceMs);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    const done = () => {
-      signal.removeEventListener("abort", onAbort);
-      if (timer !== undefined) clock.clearTimeout(timer);
-    };
-    work.then(
-      (value) => {
-        done();
-        resolve(value);
-      },
-      (error) => {
-        done();
         reject(error);
       },
     );

@@ -93,7 +93,8 @@ export class BuildGate {
 
   /** True while some build key of `slot` is not prepared (pending, running or failed). */
   needs(slot: PlannedSlot): boolean {
-    const keys = slot.sandbox?.buildKeys ?? [];
+    const keys = slot.sandbox?.buildKeys;
+    if (keys === undefined || this.#byKey.size === 0) return false;
     return keys.some((key) => {
       const build = this.#byKey.get(key);
       return build !== undefined && build.state !== "done";
@@ -105,7 +106,8 @@ export class BuildGate {
    * resolves once all are, and rejects with {@link BuildFailed} as soon as one failed.
    */
   wait(slot: PlannedSlot): Promise<void> | null {
-    const keys = slot.sandbox?.buildKeys ?? [];
+    const keys = slot.sandbox?.buildKeys;
+    if (keys === undefined || this.#byKey.size === 0) return null;
     const open: Build[] = [];
     for (const key of keys) {
       const build = this.#byKey.get(key);

@@ -2,20 +2,60 @@
  * A counting semaphore with grant-time priority (PRIO-1, STYLE.md §9): when a unit frees it goes
  * to the waiter with the smallest key present at that instant. Permits are `Disposable`.
  */
-import { type PriorityKey, PriorityQueue } from "./priority_queue.ts";
+import { Heap, type HeapEntry, type PriorityKey } from "./priority_queue.ts";
 
 /** One held unit; releasing twice is harmless. */
 export interface Permit extends Disposable {
   release(): void;
 }
 
-interface Waiter {
-  readonly key: PriorityKey;
-  readonly grant: (permit: Permit) => void;
+/** A queued wait: its own heap entry. */
+interface Waiter extends HeapEntry {
+  grant(permit: Permit): void;
 }
 
 /** How a wait at a gate ended: granted, or stopped with the signal's reason. */
 export type GateEntry = { readonly permit: Permit } | { readonly stopped: unknown };
+
+/**
+ * A wait queued by {@link PriorityGate.park}: a plain heap entry with no promise, closure or abort
+ * listener, so that 10,000 parked slots cost 10,000 small objects.
+ */
+export class ParkedWait<T> implements Waiter {
+  seq = 0;
+  index = -1;
+  readonly key: PriorityKey;
+  readonly #gate: PriorityGate;
+  readonly #value: T;
+  readonly #onEntry: (value: T, entry: GateEntry) => void;
+
+  constructor(
+    gate: PriorityGate,
+    key: PriorityKey,
+    value: T,
+    onEntry: (value: T, entry: GateEntry) => void,
+  ) {
+    this.#gate = gate;
+    this.key = key;
+    this.#value = value;
+    this.#onEntry = onEntry;
+  }
+
+  /** Called by the gate with the granted unit. */
+  grant(permit: Permit): void {
+    this.#onEntry(this.#value, { permit });
+  }
+
+  /**
+   * Ends the wait: leaves the queue and hands `reason` over synchronously. False, handing over
+   * nothing, when the wait already ended.
+   */
+  cancel(reason: unknown): boolean {
+    if (!this.#gate.dequeue(this)) return false;
+    this.#onEntry(this.#value, { stopped: reason });
+    return true;
+  }
+}
 
 /** What a gate reports to snapshots and the panel. */
 export interface GateSnapshot {
@@ -28,7 +68,7 @@ export interface GateSnapshot {
 export class PriorityGate {
   #capacity: number;
   #held = 0;
-  #waiters = new PriorityQueue<Waiter>();
+  #waiters = new Heap<Waiter>();
   /** Called after every grant or release; used for snapshots and audits. */
   onChange: (() => void) | undefined;
 
@@ -53,7 +93,7 @@ export class PriorityGate {
 
   /** The smallest waiting key, if any. */
   smallestWaitingKey(): PriorityKey | undefined {
-    return this.#waiters.peekKey();
+    return this.#waiters.peek()?.key;
   }
 
   /** Counters for snapshots. */
@@ -77,44 +117,48 @@ export class PriorityGate {
     const immediate = this.tryAcquire();
     if (immediate) return Promise.resolve(immediate);
     return new Promise<Permit>((resolve, reject) => {
-      this.#wait(
+      const waiter: Waiter = {
         key,
-        signal,
-        (entry) => "permit" in entry ? resolve(entry.permit) : reject(entry.stopped),
-      );
+        seq: 0,
+        index: -1,
+        grant: (permit) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(permit);
+        },
+      };
+      const onAbort = () => {
+        if (this.dequeue(waiter)) reject(signal?.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#enqueue(waiter);
     });
   }
 
   /**
-   * Waits under `key` without a promise: `onEntry` is called synchronously with the permit at the
-   * grant, or with `signal.reason` once the signal aborts first. Returns false, queuing nothing,
-   * when a unit is free now or the signal already aborted (the caller takes the other path).
+   * Waits under `key` without a promise: `onEntry(value, …)` is called synchronously with the
+   * permit at the grant, or with the reason once {@link ParkedWait.cancel} ends the wait. Returns
+   * null, queuing nothing, when a unit is free now (the caller takes the other path).
    */
-  park(key: PriorityKey, signal: AbortSignal, onEntry: (entry: GateEntry) => void): boolean {
-    if (signal.aborted || (this.#held < this.#capacity && this.#waiters.size === 0)) return false;
-    this.#wait(key, signal, onEntry);
+  park<T>(
+    key: PriorityKey,
+    value: T,
+    onEntry: (value: T, entry: GateEntry) => void,
+  ): ParkedWait<T> | null {
+    if (this.#held < this.#capacity && this.#waiters.size === 0) return null;
+    const parked = new ParkedWait(this, key, value, onEntry);
+    this.#enqueue(parked);
+    return parked;
+  }
+
+  /** Removes a queued waiter; true when it was queued. */
+  dequeue(waiter: Waiter): boolean {
+    if (!this.#waiters.remove(waiter)) return false;
+    this.onChange?.();
     return true;
   }
 
-  #wait(
-    key: PriorityKey,
-    signal: AbortSignal | undefined,
-    onEntry: (entry: GateEntry) => void,
-  ): void {
-    const waiter: Waiter = {
-      key,
-      grant: (permit) => {
-        signal?.removeEventListener("abort", onAbort);
-        onEntry({ permit });
-      },
-    };
-    const onAbort = () => {
-      if (!this.#waiters.remove(waiter)) return;
-      this.onChange?.();
-      onEntry({ stopped: signal?.reason });
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    this.#waiters.push(key, waiter);
+  #enqueue(waiter: Waiter): void {
+    this.#waiters.push(waiter);
     this.onChange?.();
   }
 

@@ -5,6 +5,7 @@
  * lane (`stop-group`) or lets the next slot create a replacement (`replace-sandbox`) until the same
  * phase fails twice.
  */
+import type { RunEvent } from "../_shared/mod.ts";
 import type { Plan, PlannedSlot } from "../plan/mod.ts";
 import type { GroupSandboxPhase } from "./control.ts";
 
@@ -118,6 +119,34 @@ export class GroupLanes {
     const lane = this.#byPosition.get(slot.position);
     return lane ? { experimentId: lane.experimentId, groupId: lane.groupId } : undefined;
   }
+}
+
+/**
+ * The GRP-6 diagnostic of a lane decision: a replacement warning, or an error that counts the
+ * lane's `unstarted` slots.
+ */
+export function groupDiagnostic(
+  decision: GroupDecision,
+  lane: { readonly experimentId: string; readonly groupId: string },
+  o: { readonly unstarted: number; readonly at: number },
+): RunEvent {
+  const { phase } = decision;
+  const { experimentId, groupId } = lane;
+  const data = { experimentId, evalGroupId: groupId, phase };
+  const replace = decision.action === "replace";
+  return {
+    type: "diagnostic",
+    at: o.at,
+    level: replace ? "warning" : "error",
+    code: replace ? "eval-group-replacing-sandbox" : "eval-group-unavailable",
+    message: replace
+      ? `the sandbox of eval group ${groupId} failed in ${phase}; the next member gets a new one`
+      : `the sandbox of eval group ${groupId} failed in ${phase}; ${o.unstarted} unstarted slot(s) skipped`,
+    experimentId,
+    evalId: null,
+    data: replace ? data : { ...data, unstarted: o.unstarted },
+    persist: true,
+  };
 }
 
 function compare(a: string, b: string): number {

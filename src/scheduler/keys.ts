@@ -3,7 +3,7 @@
  * slot index). Computed once at planning and kept for a waiter's life (PRIO-5).
  */
 import type { Plan, PlannedSlot } from "../plan/mod.ts";
-import type { PriorityKey } from "./priority_queue.ts";
+import { compareKeys } from "./priority_queue.ts";
 
 /** `ceil(runnable / min(cap ?? G₀, G₀))` per experiment (PRIO-3). */
 export function roundsOf(runnable: number, experimentCap: number | null, g0: number): number {
@@ -12,12 +12,13 @@ export function roundsOf(runnable: number, experimentCap: number | null, g0: num
 }
 
 /**
- * The priority key of every runnable slot, by plan position. Within an experiment, lanes are
- * its evals (or its groups, one lane per group) ordered by first eval discovery index; wave w
- * holds the w-th runnable slot of every lane. Linear in the number of slots (after one sort).
+ * The priority key of every runnable slot, by plan position (carried positions have none).
+ * Within an experiment, lanes are its evals (or its groups, one lane per group) ordered by first
+ * eval discovery index; wave w holds the w-th runnable slot of every lane. Linear in the number
+ * of slots (after one sort).
  */
-export function priorityKeys(plan: Plan, g0: number): Map<number, PriorityKey> {
-  const keys = new Map<number, PriorityKey>();
+export function priorityKeys(plan: Plan, g0: number): (readonly number[] | undefined)[] {
+  const keys = new Array<readonly number[] | undefined>(plan.slots.length);
   const byExperiment = plan.experiments.map((): PlannedSlot[] => []);
   for (const slot of plan.slots) {
     if (slot.carry.action === "run") byExperiment[slot.experimentIndex]?.push(slot);
@@ -32,22 +33,59 @@ export function priorityKeys(plan: Plan, g0: number): Map<number, PriorityKey> {
     for (let wave = 0; wave < maxWave; wave++) {
       for (const lane of lanes) {
         const slot = lane[wave];
-        if (slot) keys.set(slot.position, [-rounds, experiment.index, slotIndex++]);
+        if (slot) keys[slot.position] = [-rounds, experiment.index, slotIndex++];
       }
     }
   }
   return keys;
 }
 
-/** Groups runnable slots into lanes ordered by their first eval's discovery index. */
+/** The runnable slots in key order, and each one's rank in it (its key as one number). */
+export interface PriorityOrder {
+  readonly order: readonly PlannedSlot[];
+  /** Rank by plan position; -1 for carried slots. */
+  readonly rank: Int32Array;
+}
+
+/**
+ * The runnable slots sorted by {@link priorityKeys}. Keys are distinct, so a slot's rank orders
+ * exactly as its tuple key does: the scheduler keeps one number per slot instead of a tuple.
+ */
+export function priorityOrder(plan: Plan, g0: number): PriorityOrder {
+  const keys = priorityKeys(plan, g0);
+  const order = plan.slots.filter((s) => s.carry.action === "run")
+    .sort((a, b) => compareKeys(keys[a.position]!, keys[b.position]!));
+  const rank = new Int32Array(plan.slots.length).fill(-1);
+  order.forEach((slot, i) => rank[slot.position] = i);
+  return { order, rank };
+}
+
+/**
+ * Groups runnable slots into lanes ordered by their first eval's discovery index. After the sort
+ * an eval's slots are adjacent, so only group lanes need a lookup.
+ */
 function lanesOf(runnable: readonly PlannedSlot[]): PlannedSlot[][] {
-  const lanes = new Map<string, PlannedSlot[]>();
+  const lanes: PlannedSlot[][] = [];
+  const groups = new Map<string, PlannedSlot[]>();
   const ordered = [...runnable].sort((a, b) => a.evalIndex - b.evalIndex || a.ordinal - b.ordinal);
+  let previous: PlannedSlot | undefined;
+  let evalLane: PlannedSlot[] = [];
   for (const slot of ordered) {
-    const name = slot.groupId !== null ? `group:${slot.groupId}` : `eval:${slot.evalId}`;
-    const lane = lanes.get(name);
-    if (lane) lane.push(slot);
-    else lanes.set(name, [slot]);
+    if (slot.groupId !== null) {
+      const lane = groups.get(slot.groupId);
+      if (lane) lane.push(slot);
+      else {
+        const created = [slot];
+        groups.set(slot.groupId, created);
+        lanes.push(created);
+      }
+    } else if (previous?.groupId === null && previous.evalId === slot.evalId) {
+      evalLane.push(slot);
+    } else {
+      evalLane = [slot];
+      lanes.push(evalLane);
+    }
+    previous = slot;
   }
-  return [...lanes.values()];
+  return lanes;
 }

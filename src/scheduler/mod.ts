@@ -61,4 +61,4 @@ export { priorityKeys, roundsOf } from "./keys.ts";
 export { compareKeys, PriorityQueue } from "./priority_queue.ts";
 export type { PriorityKey } from "./priority_queue.ts";
 export { PriorityGate } from "./gate.ts";
-export type { GateSnapshot, Permit } from "./gate.ts";
+export type { GateEntry, GateSnapshot, ParkedWait, Permit } from "./gate.ts";

@@ -1,14 +1,24 @@
 /**
  * A binary min-heap ordered by a numeric-tuple key (PRIO-1: grant to the smallest key). Every
- * operation, removal of an arbitrary value included, is O(log n), so a gate with 10,000 waiters
- * stays cheap when stop rules pull many of them out at once.
+ * operation, removal of an arbitrary entry included, is O(log n), so a gate with 10,000 waiters
+ * stays cheap when stop rules pull many of them out at once. `Heap` keeps caller-made entries
+ * (a gate's waiters are their own heap entries, with no wrapper and no index map);
+ * `PriorityQueue` wraps arbitrary values.
  */
 
-/** A priority key compared lexicographically; smaller is served first. */
-export type PriorityKey = readonly number[];
+/**
+ * A priority key; smaller is served first. Tuples compare lexicographically. A run's scheduler
+ * uses each slot's rank in tuple-key order instead (one number per slot, same order); the keys
+ * of one queue are either all numbers or all tuples.
+ */
+export type PriorityKey = number | readonly number[];
 
-/** Lexicographic comparison of two keys. */
+/** Compares two keys: numbers by value, tuples lexicographically. */
 export function compareKeys(a: PriorityKey, b: PriorityKey): number {
+  if (typeof a === "number" || typeof b === "number") {
+    if (typeof a === "number" && typeof b === "number") return a - b;
+    throw new TypeError("Cannot compare a numeric priority key with a tuple key");
+  }
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const d = a[i]! - b[i]!;
@@ -17,69 +27,61 @@ export function compareKeys(a: PriorityKey, b: PriorityKey): number {
   return a.length - b.length;
 }
 
-interface Entry<T> {
+/** What a {@link Heap} keeps: its key, and the bookkeeping the heap writes into it. */
+export interface HeapEntry {
   readonly key: PriorityKey;
-  readonly seq: number;
-  readonly value: T;
-  /** Current heap index; kept up to date by every move. */
+  /** Insertion number: equal keys leave in insertion order. */
+  seq: number;
+  /** Current heap index, or -1 while not queued; kept up to date by every move. */
   index: number;
 }
 
-/** A min-heap of distinct values by key; equal keys leave in insertion order. */
-export class PriorityQueue<T> {
-  #heap: Entry<T>[] = [];
-  #entries = new Map<T, Entry<T>>();
+/** A min-heap of entries by key; equal keys leave in insertion order. */
+export class Heap<E extends HeapEntry> {
+  #heap: E[] = [];
   #seq = 0;
 
-  /** Number of queued values. */
+  /** Number of queued entries. */
   get size(): number {
     return this.#heap.length;
   }
 
-  /** Adds a value under `key`; a value already queued is moved to the new key. */
-  push(key: PriorityKey, value: T): void {
-    this.remove(value);
-    const entry: Entry<T> = { key, seq: this.#seq++, value, index: this.#heap.length };
+  /** Adds an entry that is not queued yet. */
+  push(entry: E): void {
+    entry.seq = this.#seq++;
+    entry.index = this.#heap.length;
     this.#heap.push(entry);
-    this.#entries.set(value, entry);
     this.#up(entry.index);
   }
 
-  /** The smallest value without removing it. */
-  peek(): T | undefined {
-    return this.#heap[0]?.value;
+  /** The smallest entry without removing it. */
+  peek(): E | undefined {
+    return this.#heap[0];
   }
 
-  /** The smallest key, if any. */
-  peekKey(): PriorityKey | undefined {
-    return this.#heap[0]?.key;
-  }
-
-  /** Removes and returns the smallest value. */
-  pop(): T | undefined {
+  /** Removes and returns the smallest entry. */
+  pop(): E | undefined {
     const top = this.#heap[0];
-    if (top === undefined) return undefined;
-    this.#removeAt(0);
-    return top.value;
+    if (top !== undefined) this.#removeAt(0);
+    return top;
   }
 
-  /** Removes one specific value (by identity); returns whether it was queued. */
-  remove(value: T): boolean {
-    const entry = this.#entries.get(value);
-    if (entry === undefined) return false;
+  /** Removes one specific entry; returns whether it was queued here. */
+  remove(entry: E): boolean {
+    if (entry.index < 0 || this.#heap[entry.index] !== entry) return false;
     this.#removeAt(entry.index);
     return true;
   }
 
-  /** Every queued value, in no particular order. */
-  values(): T[] {
-    return this.#heap.map((entry) => entry.value);
+  /** Every queued entry, in no particular order. */
+  values(): E[] {
+    return [...this.#heap];
   }
 
   #removeAt(i: number): void {
     const heap = this.#heap;
     const entry = heap[i]!;
-    this.#entries.delete(entry.value);
+    entry.index = -1;
     const last = heap.pop()!;
     if (i < heap.length) {
       heap[i] = last;
@@ -89,7 +91,7 @@ export class PriorityQueue<T> {
     }
   }
 
-  #less(a: Entry<T>, b: Entry<T>): boolean {
+  #less(a: E, b: E): boolean {
     return (compareKeys(a.key, b.key) || a.seq - b.seq) < 0;
   }
 
@@ -125,5 +127,59 @@ export class PriorityQueue<T> {
       this.#swap(i, m);
       i = m;
     }
+  }
+}
+
+interface Entry<T> extends HeapEntry {
+  readonly value: T;
+}
+
+/** A min-heap of distinct values by key; equal keys leave in insertion order. */
+export class PriorityQueue<T> {
+  readonly #heap = new Heap<Entry<T>>();
+  readonly #entries = new Map<T, Entry<T>>();
+
+  /** Number of queued values. */
+  get size(): number {
+    return this.#heap.size;
+  }
+
+  /** Adds a value under `key`; a value already queued is moved to the new key. */
+  push(key: PriorityKey, value: T): void {
+    this.remove(value);
+    const entry: Entry<T> = { key, seq: 0, index: -1, value };
+    this.#heap.push(entry);
+    this.#entries.set(value, entry);
+  }
+
+  /** The smallest value without removing it. */
+  peek(): T | undefined {
+    return this.#heap.peek()?.value;
+  }
+
+  /** The smallest key, if any. */
+  peekKey(): PriorityKey | undefined {
+    return this.#heap.peek()?.key;
+  }
+
+  /** Removes and returns the smallest value. */
+  pop(): T | undefined {
+    const top = this.#heap.pop();
+    if (top === undefined) return undefined;
+    this.#entries.delete(top.value);
+    return top.value;
+  }
+
+  /** Removes one specific value (by identity); returns whether it was queued. */
+  remove(value: T): boolean {
+    const entry = this.#entries.get(value);
+    if (entry === undefined) return false;
+    this.#entries.delete(value);
+    return this.#heap.remove(entry);
+  }
+
+  /** Every queued value, in no particular order. */
+  values(): T[] {
+    return this.#heap.values().map((entry) => entry.value);
   }
 }

@@ -28,12 +28,13 @@ import { exclusiveSerialWarnings } from "./cap.ts";
 import type { RunAttempt } from "./control.ts";
 import { type GateEntry, type GateSnapshot, PriorityGate } from "./gate.ts";
 import { JudgeGate } from "./judge.ts";
-import { priorityKeys } from "./keys.ts";
+import { priorityOrder } from "./keys.ts";
 import { type ExperimentLifecycle, SetupFailedError } from "./lifecycle.ts";
 import { createLifecycles, noteFreshCleanup } from "./_lifecycles.ts";
 import type { StartupRecovery } from "./orphan_recovery.ts";
 import { PhysicalAdmission } from "./physical.ts";
-import { compareKeys, type PriorityKey } from "./priority_queue.ts";
+import { groupDiagnostic } from "./group_lanes.ts";
+import type { PriorityKey } from "./priority_queue.ts";
 import { type StopDiagnostic, type StopReason, StopRules, type StopScope } from "./stops.ts";
 import type { RunPlanOptions, SchedulerSnapshot } from "./types.ts";
 
@@ -62,7 +63,8 @@ export class Scheduler {
   readonly #global: PriorityGate;
   readonly #experimentGates = new Map<number, PriorityGate>();
   readonly #physical: PhysicalAdmission;
-  readonly #keys: Map<number, PriorityKey>;
+  /** Priority keys by plan position (runnable slots only): ranks in key order (PRIO-1). */
+  readonly #keys: Int32Array;
   readonly #stops: StopRules;
   readonly #lifecycles: ExperimentLifecycle[];
   readonly #recovery: StartupRecovery;
@@ -72,7 +74,9 @@ export class Scheduler {
   readonly #events: SerialEvents;
   readonly #execution: ExecutionDeps;
   readonly #outcomes: (SlotOutcome | undefined)[];
-  readonly #waiters = new WaiterIndex();
+  /** Runnable slots in key order; registered as waiters when the run starts. */
+  readonly #runnable: readonly PlannedSlot[];
+  readonly #waiters: WaiterIndex;
   readonly #running = new Map<number, Execution>();
   readonly #remaining: number[];
   readonly #cleanups: Promise<void>[] = [];
@@ -85,7 +89,10 @@ export class Scheduler {
     this.#events = new SerialEvents(options.onEvent, (error) => this.#fail(error));
     this.#o = { ...options, onEvent: this.#events.sink };
     this.#global = new PriorityGate(options.cap);
-    this.#keys = priorityKeys(plan, options.cap);
+    const { order, rank } = priorityOrder(plan, options.cap);
+    this.#keys = rank;
+    this.#runnable = order;
+    this.#waiters = new WaiterIndex(plan.slots, { order, rank }, plan.experiments.length);
     this.#stops = new StopRules(plan);
     this.#stops.onDiagnostic = (d) => this.#emitStopDiagnostic(d);
     this.#outcomes = plan.slots.map((s) =>
@@ -160,9 +167,8 @@ export class Scheduler {
     const onInterrupt = () => this.#interrupt();
     this.#o.signal.addEventListener("abort", onInterrupt, { once: true });
     try {
-      const runnable = this.#plan.slots.filter((s) => s.carry.action === "run")
-        .sort((a, b) => compareKeys(this.#keys.get(a.position)!, this.#keys.get(b.position)!));
-      for (const slot of runnable) this.#waiters.add(slot);
+      const runnable = this.#runnable;
+      this.#waiters.open();
       const at = this.#o.clock.now();
       for (const warning of exclusiveSerialWarnings(this.#plan, { gmax: this.#o.cap, at })) {
         this.#o.onEvent(warning);
@@ -206,19 +212,24 @@ export class Scheduler {
           if (--left === 0) resolve();
         });
       };
+      // One callback for every parked slot: nothing per slot until its wait ends.
+      const onEntry = (slot: PlannedSlot, entry: GateEntry) => {
+        this.#waiters.unpark(slot.position);
+        queueMicrotask(() => run(slot, entry));
+      };
       for (const slot of runnable) {
-        if (!this.#park(slot, (entry) => queueMicrotask(() => run(slot, entry)))) run(slot);
+        if (!this.#park(slot, onEntry)) run(slot);
       }
     });
   }
 
   /**
    * Parks `slot` at its first gate when nothing comes before that gate in its chain and no unit
-   * is free; `start` receives the permit, or the reason that stopped the wait. False when the slot
-   * must start its chain now.
+   * is free; `onEntry` receives the permit, or the reason that stopped the wait. False when the
+   * slot must start its chain now (also when a stop already ended its wait).
    */
-  #park(slot: PlannedSlot, start: (entry: GateEntry) => void): boolean {
-    const stop = this.#waiters.get(slot.position)!.controller.signal;
+  #park(slot: PlannedSlot, onEntry: (slot: PlannedSlot, entry: GateEntry) => void): boolean {
+    if (!this.#waiters.pending(slot.position)) return false;
     if (this.#physical.groups.predecessor(slot) !== null) return false;
     if (this.#builds.needs(slot) || this.#judge.wait() !== null) return false;
     try {
@@ -227,7 +238,15 @@ export class Scheduler {
       return false; // the chain closes the slot with the same check
     }
     const gate = this.#experimentGates.get(slot.experimentIndex) ?? this.#global;
-    return gate.park(this.#keys.get(slot.position)!, stop, start);
+    const parked = gate.park(this.#keys[slot.position]!, slot, onEntry);
+    if (parked === null) return false;
+    this.#waiters.park(slot.position, parked);
+    return true;
+  }
+
+  /** The signal that ends `slot`'s current wait when a stop covers it (created on first use). */
+  #stopOf(slot: PlannedSlot): AbortSignal {
+    return this.#waiters.signal(slot.position);
   }
 
   async #runSlot(slot: PlannedSlot, entry?: GateEntry): Promise<void> {
@@ -249,19 +268,18 @@ export class Scheduler {
    * the first gate when the slot was parked there (see {@link #admitAll}).
    */
   async #admit(slot: PlannedSlot, entry?: GateEntry): Promise<SlotOutcome> {
-    const stop = this.#waiters.get(slot.position)!.controller.signal;
-    const key = this.#keys.get(slot.position)!;
+    const key = this.#keys[slot.position]!;
     const held: Held = emptyHeld();
     const experimentGate = this.#experimentGates.get(slot.experimentIndex);
     try {
       if (entry === undefined) {
         // Inline: with nothing to wait for, the gates below are reached synchronously.
         const previous = this.#physical.groups.predecessor(slot);
-        if (previous) await raceAbort(previous, stop);
+        if (previous) await raceAbort(previous, this.#stopOf(slot));
         const built = this.#builds.wait(slot); // CHAIN-2, holding nothing (W2)
-        if (built) await raceAbort(built, stop);
+        if (built) await raceAbort(built, this.#stopOf(slot));
         const judged = this.#judge.wait();
-        if (judged) await raceAbort(judged, stop);
+        if (judged) await raceAbort(judged, this.#stopOf(slot));
         this.#preflight(slot);
       } else if ("stopped" in entry) throw entry.stopped;
       else if (experimentGate) held.experiment = entry.permit;
@@ -270,10 +288,11 @@ export class Scheduler {
       // run follow priority (PRIO-1) instead of the order of microtask continuations.
       if (experimentGate && held.experiment === null) {
         held.experiment = experimentGate.tryAcquire() ??
-          await experimentGate.acquire(key, { signal: stop });
+          await experimentGate.acquire(key, { signal: this.#stopOf(slot) });
       }
-      held.slot ??= this.#global.tryAcquire() ?? await this.#global.acquire(key, { signal: stop });
-      await this.#prepare(slot, key, held, stop);
+      held.slot ??= this.#global.tryAcquire() ??
+        await this.#global.acquire(key, { signal: this.#stopOf(slot) });
+      await this.#prepare(slot, key, held);
       // CHAIN-7 once more, synchronously with the start: nothing can change in between.
       this.#preflight(slot);
     } catch (error) {
@@ -308,27 +327,22 @@ export class Scheduler {
    * slot first and re-takes it with the same key after (PRIO-5, CHAIN-13), so no global slot is
    * ever held while waiting for anything else.
    */
-  async #prepare(
-    slot: PlannedSlot,
-    key: PriorityKey,
-    held: Held,
-    stop: AbortSignal,
-  ): Promise<void> {
+  async #prepare(slot: PlannedSlot, key: PriorityKey, held: Held): Promise<void> {
     const lifecycle = this.#lifecycles[slot.experimentIndex]!;
     for (;;) {
       this.#preflight(slot);
       const ready = lifecycle.trigger();
       if (ready) {
         yieldSlot(held);
-        await raceAbort(ready, stop);
+        await raceAbort(ready, this.#stopOf(slot));
       } else {
         let wait = this.#physical.next(slot, held);
         if (wait instanceof Promise) wait = await wait;
         if (wait === null) return;
         yieldSlot(held);
-        await wait(key, stop);
+        await wait(key, this.#stopOf(slot));
       }
-      held.slot = await this.#global.acquire(key, { signal: stop });
+      held.slot = await this.#global.acquire(key, { signal: this.#stopOf(slot) });
     }
   }
 
@@ -348,40 +362,14 @@ export class Scheduler {
 
   /** GRP-6 when a group slot settles: a replacement warning, or the lane stops. */
   #groupSettled(slot: PlannedSlot): void {
-    const decision = this.#physical.groups.decide(slot);
-    const lane = this.#physical.groups.describe(slot);
+    const groups = this.#physical.groups;
+    const decision = groups.decide(slot);
+    const lane = groups.describe(slot);
     if (decision === null || lane === undefined) return;
-    const at = this.#o.clock.now();
-    const base = { experimentId: lane.experimentId, evalGroupId: lane.groupId };
-    if (decision.action === "replace") {
-      this.#o.onEvent({
-        type: "diagnostic",
-        at,
-        level: "warning",
-        code: "eval-group-replacing-sandbox",
-        message:
-          `the sandbox of eval group ${lane.groupId} failed in ${decision.phase}; the next member gets a new one`,
-        experimentId: lane.experimentId,
-        evalId: null,
-        data: { ...base, phase: decision.phase },
-        persist: true,
-      });
-      return;
-    }
-    const unstarted = this.#physical.groups.positionsOf(slot)
-      .filter((p) => this.#waiters.get(p) !== undefined).length;
-    this.#o.onEvent({
-      type: "diagnostic",
-      at,
-      level: "error",
-      code: "eval-group-unavailable",
-      message:
-        `the sandbox of eval group ${lane.groupId} failed in ${decision.phase}; ${unstarted} unstarted slot(s) skipped`,
-      experimentId: lane.experimentId,
-      evalId: null,
-      data: { ...base, phase: decision.phase, unstarted },
-      persist: true,
-    });
+    const unstarted = decision.action === "stop"
+      ? groups.positionsOf(slot).filter((p) => this.#waiters.has(p)).length
+      : 0;
+    this.#o.onEvent(groupDiagnostic(decision, lane, { unstarted, at: this.#o.clock.now() }));
   }
 
   /** CHAIN-4 / CHAIN-7: throws when the slot must not start now. */
@@ -442,9 +430,10 @@ export class Scheduler {
   /** Ends the waits of the waiters a changed stop scope now stops (CHAIN-6, STOP-3). */
   #recheck(scopes: readonly StopScope[]): void {
     for (const scope of scopes) {
-      for (const waiter of [...this.#waiters.inScope(scope)]) {
-        const reason = this.#stops.check(waiter.slot);
-        if (reason) waiter.controller.abort(this.#stopError(waiter.slot, reason));
+      for (const position of this.#waiters.inScope(scope)) {
+        const slot = this.#plan.slots[position]!;
+        const reason = this.#stops.check(slot);
+        if (reason) this.#waiters.stop(position, this.#stopError(slot, reason));
       }
     }
   }
@@ -458,8 +447,8 @@ export class Scheduler {
   /** INT-1: no further grants; waiters settle interrupted; running Attempts are aborted. */
   #interrupt(): void {
     this.#stopAll.abort(new AbortReason("interrupt"));
-    for (const waiter of this.#waiters.values()) {
-      waiter.controller.abort(new AbortReason("interrupt"));
+    for (const position of this.#waiters.positions()) {
+      this.#waiters.stop(position, new AbortReason("interrupt"));
     }
     for (const execution of this.#running.values()) execution.abort("interrupt");
   }
@@ -477,7 +466,7 @@ export class Scheduler {
       message: d.message,
       experimentId: d.experimentId,
       evalId: d.evalId,
-      data: { ...d.data, unstarted: this.#waiters.inScope(scope).size },
+      data: { ...d.data, unstarted: this.#waiters.countInScope(scope) },
       persist: true,
     });
   }

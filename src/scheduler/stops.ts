@@ -34,6 +34,7 @@ const keyOf = (experimentId: string, evalId: string) => `${experimentId}\u0000${
 /** The mutable stop state of one Invocation. */
 export class StopRules {
   readonly #plan: Plan;
+  /** Evals with a passed Attempt, kept only for experiments with earlyExit (EARLY-2). */
   readonly #passedKeys = new Set<string>();
   readonly #haltedEvals = new Set<string>();
   readonly #haltedExperiments = new Set<string>();
@@ -49,7 +50,10 @@ export class StopRules {
   constructor(plan: Plan) {
     this.#plan = plan;
     for (const slot of plan.slots) {
-      if (slot.carry.action === "carry" && slot.carry.source.verdict === "passed") {
+      if (
+        slot.carry.action === "carry" && slot.carry.source.verdict === "passed" &&
+        plan.experiments[slot.experimentIndex]!.earlyExit
+      ) {
         this.#passedKeys.add(keyOf(slot.experimentId, slot.evalId));
       }
     }
@@ -58,14 +62,16 @@ export class StopRules {
   /** The reason `slot` must not start now, or null. */
   check(slot: PlannedSlot): StopReason | null {
     const experiment = this.#plan.experiments[slot.experimentIndex]!;
-    const key = keyOf(slot.experimentId, slot.evalId);
     if (this.#setupFailed.has(slot.experimentId)) return "setup-failed";
-    if (this.#haltedExperiments.has(slot.experimentId) || this.#haltedEvals.has(key)) {
-      return "halted";
-    }
-    if (this.#failFast.has(key)) return "fail-fast";
-    if (experiment.earlyExit && slot.kind === "pass" && this.#passedKeys.has(key)) {
-      return "early-exit";
+    if (this.#haltedExperiments.has(slot.experimentId)) return "halted";
+    // The (experiment, eval) key is built only when some per-eval rule has state.
+    if (this.#haltedEvals.size > 0 || this.#failFast.size > 0 || this.#passedKeys.size > 0) {
+      const key = keyOf(slot.experimentId, slot.evalId);
+      if (this.#haltedEvals.has(key)) return "halted";
+      if (this.#failFast.has(key)) return "fail-fast";
+      if (experiment.earlyExit && slot.kind === "pass" && this.#passedKeys.has(key)) {
+        return "early-exit";
+      }
     }
     if (
       experiment.budgetUSD !== null &&
@@ -74,11 +80,6 @@ export class StopRules {
       return "budget-exhausted";
     }
     return null;
-  }
-
-  /** True once `(experimentId, evalId)` has a passed Attempt (EARLY-2, EARLY-5). */
-  hasPassed(experimentId: string, evalId: string): boolean {
-    return this.#passedKeys.has(keyOf(experimentId, evalId));
   }
 
   /** Marks an experiment whose setup failed (LIFE-5); returns the scope to recheck. */
@@ -108,9 +109,9 @@ export class StopRules {
     const experiment = this.#plan.experiments[slot.experimentIndex]!;
     const evalScope = { experimentIndex: slot.experimentIndex, evalId: slot.evalId };
     const scopes: StopScope[] = [];
-    if (result.verdict === "passed" && !this.#passedKeys.has(key)) {
+    if (result.verdict === "passed" && experiment.earlyExit && !this.#passedKeys.has(key)) {
       this.#passedKeys.add(key);
-      if (experiment.earlyExit && slot.kind === "pass") scopes.push(evalScope);
+      if (slot.kind === "pass") scopes.push(evalScope);
     }
     if (this.#addSpend(slot, result)) scopes.push({ ...evalScope, evalId: null });
     const halted = this.#halt(slot, result);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { callSiteOf, captureCallSite } from "../../src/attempt/call_site.ts";
+import { CallSiteFinder, callSiteOf, captureCallSite } from "../../src/attempt/call_site.ts";
 
 const ROOT = "/home/u/project";
 const OWN = "/opt/niceeval/src";
@@ -94,4 +94,35 @@ Deno.test("captureCallSite() reads the text of an installed stack formatter (a l
   } finally {
     delete V8.prepareStackTrace;
   }
+});
+
+Deno.test("CallSiteFinder.find() skips the frames of the marker's call and above", () => {
+  const own = join(REPO, "src");
+  const finder = new CallSiteFinder(REPO, own);
+  const entry = (): string | null => helper();
+  const helper = (): string | null => finder.find(entry);
+  const here = callSiteOf(new Error().stack, REPO, own);
+  const site = entry();
+  assert.equal(site, `tests/attempt/call_site_test.ts:${Number(here?.split(":")[1]) + 1}`);
+});
+
+Deno.test("CallSiteFinder.find() looks past the narrow window and falls back without the marker", () => {
+  // With this file as "niceeval's own", the nearest project frames are the test runner's: none.
+  const tests = join(REPO, "tests");
+  const finder = new CallSiteFinder(REPO, join(tests, "attempt"));
+  const deep = (n: number): string | null => n === 0 ? finder.find(marker) : deep(n - 1);
+  const marker = (): string | null => deep(5);
+  assert.equal(marker(), null);
+  // Not on the stack: the frames of the caller are looked at, as captureCallSite() does.
+  const plain = new CallSiteFinder(REPO, join(REPO, "src"));
+  const site = plain.find(() => null);
+  assert.match(site ?? "", /^tests\/attempt\/call_site_test\.ts:\d+$/);
+});
+
+Deno.test("CallSiteFinder.find() answers the same for a repeated frame file (memo)", () => {
+  const finder = new CallSiteFinder(REPO, join(REPO, "src"));
+  const at = () => finder.find(at);
+  const [first, second] = [at(), at()];
+  assert.match(first ?? "", /^tests\/attempt\/call_site_test\.ts:\d+$/);
+  assert.equal(first, second);
 });

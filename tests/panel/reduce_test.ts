@@ -3,6 +3,7 @@ import type { RunEvent } from "../../src/_shared/mod.ts";
 import {
   type Counters,
   countersBalanced,
+  CounterTally,
   createPanelState,
   type PanelState,
   reducePanel,
@@ -293,4 +294,53 @@ Deno.test("S40 reducePanel() matches an independent tally after every event of 2
     }
     assert.equal(state.counters.running + state.counters.queued, 0, `seed ${seed} ends settled`);
   }
+});
+
+Deno.test("CounterTally counts exactly as reducePanel() after every event of 200 seeded random runs", () => {
+  for (let seed = 1; seed <= 200; seed++) {
+    const { start, steps } = randomRun(seed);
+    const tally = new CounterTally(start);
+    for (const [i, step] of steps.entries()) {
+      tally.event(step.event);
+      assert.deepEqual(
+        tally.counters,
+        step.counters,
+        `seed ${seed}, event ${i} (${step.event.type})`,
+      );
+    }
+  }
+});
+
+Deno.test("CounterTally ignores backoffs of Attempts not running and a repeated sleep, like reducePanel()", () => {
+  const events: RunEvent[] = [
+    backoff(A, 0, "sleeping", 1, 1_000),
+    started(A, 10),
+    backoff(A, 20, "sleeping", 1, 1_000),
+    backoff(A, 30, "sleeping", 2, 1_000),
+    started(B, 40),
+    backoff(B, 50, "resumed", 1, 1_000),
+    ended(A, 60, "errored"),
+    backoff(A, 70, "resumed", 2, 1_000),
+    skipped(C, 80, "halted"),
+    interrupted(90),
+    diagnostic(90, "info", "x", "y"),
+  ];
+  let state = createPanelState(panelStart(4, 1));
+  const tally = new CounterTally(panelStart(4, 1));
+  for (const event of events) {
+    state = reducePanel(state, event);
+    tally.event(event);
+    assert.deepEqual(tally.counters, state.counters, event.type);
+  }
+  assert.deepEqual(tally.counters, {
+    total: 4,
+    reused: 1,
+    running: 1,
+    backoff: 0,
+    queued: 0,
+    passed: 0,
+    failed: 0,
+    errored: 1,
+    skipped: 1,
+  });
 });

@@ -8,14 +8,23 @@ Deno.test("slotIdOf() is 16 hex of SHA-256(evalId), a dash and the 4-digit ordin
   assert.equal(slotIdOf("greet/hello", 12345), `${hex}-12345`);
 });
 
-Deno.test("locatorOf() encodes the first 60 bits of SHA-256 in Crockford base32, MSB first", () => {
-  const id = "0b9e6f5c-3d2a-4e8f-9a71-2c4d5e6f7a8b";
+/** REC-12 spelled out with BigInt: the first 60 bits, 5 at a time, most significant first. */
+function referenceLocator(id: string): string {
   const bits = BigInt("0x" + createHash("sha256").update(id).digest("hex").slice(0, 15));
   const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
   let expected = "";
   for (let i = 11; i >= 0; i--) expected += alphabet[Number((bits >> BigInt(i * 5)) & 31n)];
-  assert.equal(locatorOf(id), `@1${expected}`);
+  return `@1${expected}`;
+}
+
+Deno.test("locatorOf() encodes the first 60 bits of SHA-256 in Crockford base32, MSB first", () => {
+  const id = "0b9e6f5c-3d2a-4e8f-9a71-2c4d5e6f7a8b";
+  assert.equal(locatorOf(id), referenceLocator(id));
   assert.match(locatorOf("x"), /^@1[0-9A-HJKMNP-TV-Z]{12}$/);
+  for (let i = 0; i < 500; i++) {
+    const other = `attempt-${i}`;
+    assert.equal(locatorOf(other), referenceLocator(other), other);
+  }
 });
 
 Deno.test("parseLocator() is case-insensitive and maps O to 0 and I/L to 1", () => {

@@ -140,3 +140,28 @@ Deno.test("KeyedQueue.whenAtMost() counts the unrun jobs of a key whose job reje
   assert.equal(queue.size, 0);
   await assert.rejects(queue.idle(), /boom/);
 });
+
+Deno.test("KeyedQueue.whenAtMost() resolves waiters of different sizes as each is reached, oldest first", async () => {
+  const { queue, push } = manualQueue(4);
+  const steps = [push(1, "a"), push(2, "b"), push(3, "c"), push(4, "d")];
+  const resolved: string[] = [];
+  const waits = [
+    queue.whenAtMost(1).then(() => resolved.push("≤1 first")),
+    queue.whenAtMost(3).then(() => resolved.push("≤3")),
+    queue.whenAtMost(1).then(() => resolved.push("≤1 second")),
+    queue.whenAtMost(2).then(() => resolved.push("≤2")),
+  ];
+  steps[0]!.done.resolve();
+  await settle();
+  assert.deepEqual(resolved, ["≤3"]);
+  steps[1]!.done.resolve();
+  await settle();
+  assert.deepEqual(resolved, ["≤3", "≤2"]);
+  // A waiter added after others resolved still counts: the largest waited size is kept.
+  const late = queue.whenAtMost(1).then(() => resolved.push("≤1 late"));
+  steps[2]!.done.resolve();
+  await settle();
+  assert.deepEqual(resolved, ["≤3", "≤2", "≤1 first", "≤1 second", "≤1 late"]);
+  steps[3]!.done.resolve();
+  await Promise.all([...waits, late, queue.idle()]);
+});

@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { RecordReader, slotIdOf } from "../../src/record/mod.ts";
-import { writeRun } from "../_fakes/record.ts";
+import {
+  digestOf,
+  isTempName,
+  RecordReader,
+  type RecordWriteError,
+  RecordWriter,
+  slotIdOf,
+} from "../../src/record/mod.ts";
+import { createFakeClock } from "../_fakes/clock.ts";
+import { createSeededRandom } from "../_fakes/random.ts";
+import { CONFIG_A, INPUT_1, writeRun } from "../_fakes/record.ts";
 import { result } from "../_fakes/results.ts";
 
 const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
@@ -83,6 +92,53 @@ Deno.test("RecordWriter leaves a Run with a reserved but unsettled Attempt unpub
     const scan = await new RecordReader(root).scan();
     assert.deepEqual(scan.runs, []);
     assert.deepEqual(scan.unpublished, ["run-x"]);
+  }));
+
+Deno.test("RecordWriter fails the settle write of an Attempt whose result is not JSON", () =>
+  withRoot(async (root) => {
+    const writer = new RecordWriter(root, {
+      clock: createFakeClock(T0),
+      random: createSeededRandom(7),
+    });
+    const failures: RecordWriteError[] = [];
+    writer.onFailure = (error) => failures.push(error);
+    const slot = {
+      position: 0,
+      slotId: slotIdOf("e1", 0),
+      evalId: "e1",
+      ordinal: 0,
+      kind: "pass" as const,
+      executionIdentityDigest: digestOf({ configHash: CONFIG_A, inputFingerprint: INPUT_1 }),
+      carried: null,
+    };
+    await writer.begin([{
+      header: {
+        runId: "run-1",
+        invocationId: "inv-1",
+        experimentId: "exp",
+        niceevalVersion: "0.1.0",
+        startedAt: T0,
+        config: { agent: "det", model: null, flags: {}, provider: null, configHash: CONFIG_A },
+        options: { attempts: 1, earlyExit: false, timeoutMs: null, budgetUSD: null, rerun: "none" },
+        expectedSlots: [],
+      },
+      slots: [slot],
+    }]);
+    const ref = { position: 0, experimentId: "exp", evalId: "e1", ordinal: 0 };
+    writer.handle({ type: "attempt_start", at: T0, slot: ref, attemptId: "a-1" });
+    const settled = result({ attemptId: "a-1" });
+    const details = { ...settled.details, logs: [{ at: T0, text: 1n as unknown as string }] };
+    writer.handle({ type: "attempt_end", at: T0, slot: ref, result: { ...settled, details } });
+    assert.deepEqual(await writer.finish("completed"), []);
+    const dir = join(root, "runs", "run-1", "attempts", "a-1");
+    assert.deepEqual(failures.map((f) => [f.path, f.message]), [
+      [dir, "Do not know how to serialize a BigInt"],
+    ]);
+    assert.equal(writer.failure, failures[0]);
+    const left: string[] = [];
+    for await (const e of Deno.readDir(dir)) left.push(e.name);
+    assert.deepEqual(left.filter((name) => name !== "attempt.json" && !isTempName(name)), []);
+    assert.deepEqual(left.filter(isTempName), []);
   }));
 
 Deno.test("RecordReader recomputes verdicts from stored assertions (REC-6)", () =>

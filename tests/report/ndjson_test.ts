@@ -6,13 +6,16 @@ import { result } from "../_fakes/results.ts";
 
 const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
 
+/** Every write is one or more whole lines; `lines` holds them parsed, `writes` counts the calls. */
 function capture() {
   const lines: Record<string, unknown>[] = [];
-  const reporter = new NdjsonReporter((line) => {
-    assert.ok(line.endsWith("\n") && !line.slice(0, -1).includes("\n"));
-    lines.push(JSON.parse(line));
+  let writes = 0;
+  const reporter = new NdjsonReporter((text) => {
+    writes++;
+    assert.ok(text.endsWith("\n"));
+    for (const line of text.slice(0, -1).split("\n")) lines.push(JSON.parse(line));
   }, { now: () => T0, runIdOf: () => "run-1" });
-  return { lines, reporter };
+  return { lines, reporter, writes: () => writes };
 }
 
 Deno.test("NdjsonReporter writes start, attempt events with null for absent values, a failure line, eval lines and one receipt", () => {
@@ -66,4 +69,60 @@ Deno.test("NdjsonReporter writes start, attempt events with null for absent valu
   ]);
   assert.deepEqual([lines[4]!.verdict, lines[4]!.planned, lines[4]!.failed], ["failed", 1, 1]);
   assert.deepEqual([lines[5]!.headline, lines[5]!.exitCode], ["FAILED", 1]);
+});
+
+Deno.test("NdjsonReporter writes many eval lines in a few whole-line chunks, in ORD-2 order", () => {
+  const evals = Array.from({ length: 2_000 }, (_, i) => [`e${i}`, "pass"] as const);
+  const plan = sketchPlan([{ id: "x", evals, attempts: 2 }, { id: "y", evals: evals.slice(0, 3) }]);
+  const outcomes = plan.slots.map((s) => ({
+    kind: "executed" as const,
+    result: result({
+      attemptId: `${s.experimentId}-${s.evalId}-${s.ordinal}`,
+      experimentId: s.experimentId,
+      evalId: s.evalId,
+      ordinal: s.ordinal,
+    }),
+  }));
+  const { lines, reporter, writes } = capture();
+  reporter.evals(summarize(plan, outcomes, { runIdOf: () => "run-1", interrupted: false }));
+  assert.equal(lines.length, 2_003);
+  assert.ok(writes() > 1 && writes() < 100, `${writes()} writes`);
+  assert.deepEqual(
+    lines.slice(0, 4).map((l) => [l.experimentId, l.evalId, l.planned]),
+    [["x", "e0", 2], ["y", "e0", 1], ["x", "e1", 2], ["y", "e1", 1]],
+  );
+  assert.deepEqual(lines.at(-1)!.attempts, [
+    {
+      ordinal: 0,
+      locator: locatorOf("x-e1999-0"),
+      verdict: "passed",
+      carried: false,
+      reason: null,
+    },
+    {
+      ordinal: 1,
+      locator: locatorOf("x-e1999-1"),
+      verdict: "passed",
+      carried: false,
+      reason: null,
+    },
+  ]);
+});
+
+Deno.test("NdjsonReporter gives attempt_end the locator of its attempt_start, also without one", () => {
+  const { lines, reporter } = capture();
+  const slot = { position: 0, experimentId: "x", evalId: "a", ordinal: 0 };
+  const r = (attemptId: string) => result({ attemptId, experimentId: "x", evalId: "a" });
+  reporter.event({ type: "attempt_start", at: T0, slot, attemptId: "s" });
+  reporter.event({ type: "attempt_end", at: T0 + 1000, slot, result: r("s") });
+  reporter.event({ type: "attempt_end", at: T0 + 2000, slot, result: r("t") });
+  assert.deepEqual(lines.map((l) => [l.type, l.locator]), [
+    ["attempt_start", locatorOf("s")],
+    ["attempt_end", locatorOf("s")],
+    ["attempt_end", locatorOf("t")],
+  ]);
+  assert.deepEqual(
+    [lines[1]!.at, lines[1]!.startedAt, lines[1]!.endedAt],
+    ["2026-11-29T10:00:01.000Z", "2026-11-29T10:00:00.000Z", "2026-11-29T10:00:01.000Z"],
+  );
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { PriorityGate } from "../../src/scheduler/mod.ts";
+import { type GateEntry, PriorityGate } from "../../src/scheduler/mod.ts";
 
 Deno.test("PriorityGate grants a freed unit to the smallest waiting key", async () => {
   const gate = new PriorityGate(1);
@@ -28,26 +28,26 @@ Deno.test("PriorityGate.acquire() rejects with the abort reason and leaves the q
 
 Deno.test("PriorityGate.park() queues nothing while a unit is free, then grants parked keys in order without a promise", () => {
   const gate = new PriorityGate(1);
-  const stop = new AbortController();
-  assert.equal(gate.park([0], stop.signal, () => assert.fail("nothing to grant")), false);
+  assert.equal(gate.park([0], "x", () => assert.fail("nothing to grant")), null);
   const held = gate.tryAcquire()!;
   const entries: string[] = [];
-  assert.equal(gate.park([2], stop.signal, (e) => entries.push(`b ${"permit" in e}`)), true);
-  assert.equal(gate.park([1], stop.signal, (e) => entries.push(`a ${"permit" in e}`)), true);
+  const onEntry = (name: string, e: GateEntry) => entries.push(`${name} ${"permit" in e}`);
+  assert.notEqual(gate.park([2], "b", onEntry), null);
+  assert.notEqual(gate.park([1], "a", onEntry), null);
   assert.equal(gate.waiting, 2);
   held.release(); // synchronous: the smallest key gets the unit at once
   assert.deepEqual(entries, ["a true"]);
   assert.deepEqual([gate.held, gate.waiting], [1, 1]);
 });
 
-Deno.test("PriorityGate.park() hands over the abort reason and leaves the queue", () => {
+Deno.test("ParkedWait.cancel() hands over the reason and leaves the queue", () => {
   const gate = new PriorityGate(1);
   gate.tryAcquire();
-  const stop = new AbortController();
   const entries: unknown[] = [];
-  assert.equal(gate.park([1], stop.signal, (e) => entries.push(e)), true);
-  stop.abort("early-exit");
-  assert.deepEqual(entries, [{ stopped: "early-exit" }]);
+  const parked = gate.park([1], 7, (value, e) => entries.push([value, e]))!;
+  assert.equal(parked.cancel("early-exit"), true);
+  assert.deepEqual(entries, [[7, { stopped: "early-exit" }]]);
   assert.equal(gate.waiting, 0);
-  assert.equal(gate.park([2], stop.signal, () => assert.fail("aborted")), false);
+  assert.equal(parked.cancel("again"), false);
+  assert.equal(entries.length, 1);
 });

@@ -1,0 +1,82 @@
+/**
+ * The counters alone, for output without a live panel: the plain heartbeat (OUT-H16) and the
+ * NDJSON `progress` line (OUT-J2). It counts exactly as {@link reducePanel} does (RUN-1 … RUN-3),
+ * but keeps no ACTIVE rows, so an event costs the same whatever the concurrency.
+ */
+import type { RunEvent } from "../_shared/mod.ts";
+import { VERDICT_COUNTER } from "./reduce.ts";
+import type { Counters, PanelStart } from "./state.ts";
+
+type MutableCounters = { -readonly [K in keyof Counters]: number };
+
+/** Folds run events into the counters line. */
+export class CounterTally {
+  readonly start: PanelStart;
+  readonly #counts: MutableCounters;
+  /** Plan positions of the running Attempts. */
+  readonly #running = new Set<number>();
+  /** Running Attempts between a `sleeping` and a `resumed` backoff. */
+  readonly #backingOff = new Set<number>();
+
+  constructor(start: PanelStart) {
+    this.start = start;
+    this.#counts = {
+      total: start.total,
+      reused: start.reused,
+      running: 0,
+      backoff: 0,
+      queued: start.total - start.reused,
+      passed: 0,
+      failed: 0,
+      errored: 0,
+      skipped: 0,
+    };
+  }
+
+  /** A snapshot of the counters now. */
+  get counters(): Counters {
+    return { ...this.#counts };
+  }
+
+  /** Counts one run event. */
+  event(event: RunEvent): void {
+    const c = this.#counts;
+    switch (event.type) {
+      case "attempt_start":
+        this.#running.add(event.slot.position);
+        return this.#move("queued", "running");
+      case "attempt_end": {
+        const { position } = event.slot;
+        this.#running.delete(position);
+        // A backoff cut short (deadline, interrupt) stays counted until the Attempt settles.
+        if (this.#backingOff.delete(position)) c.backoff--;
+        return this.#move("running", VERDICT_COUNTER[event.result.verdict]);
+      }
+      case "backoff":
+        return this.#backoff(event);
+      case "not_dispatched":
+        return this.#move("queued", "skipped");
+      case "slot_errored":
+        return this.#move("queued", "errored");
+      default:
+        return;
+    }
+  }
+
+  #backoff(event: Extract<RunEvent, { type: "backoff" }>): void {
+    const { position } = event.slot;
+    if (!this.#running.has(position)) return;
+    if (event.state === "sleeping") {
+      if (this.#backingOff.has(position)) return;
+      this.#backingOff.add(position);
+      this.#counts.backoff++;
+    } else if (this.#backingOff.delete(position)) {
+      this.#counts.backoff--;
+    }
+  }
+
+  #move(from: keyof Counters, to: keyof Counters): void {
+    this.#counts[from]--;
+    this.#counts[to]++;
+  }
+}

@@ -1,0 +1,106 @@
+/** The NDJSON `eval` lines (OUT-J2, OUT-J4): rows grouped per (experiment, eval), one pass each. */
+import type { SlotReport } from "./summary.ts";
+import { isGap } from "./summary.ts";
+
+/** One NDJSON object: `type` and `at` first, then the fields of its type (OUT-J1, OUT-J2). */
+export interface NdjsonLine {
+  readonly type: string;
+  readonly at: string;
+  readonly [field: string]: unknown;
+}
+
+/** The rows of each (experiment, eval), in the order of each group's first row. */
+export function evalGroups(rows: readonly SlotReport[]): Iterable<SlotReport[]> {
+  let experiments = 0;
+  for (const row of rows) experiments = Math.max(experiments, row.slot.experimentIndex + 1);
+  const groups = new Map<number, SlotReport[]>();
+  for (const row of rows) {
+    const key = row.slot.evalIndex * experiments + row.slot.experimentIndex;
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
+  }
+  return groups.values();
+}
+
+/** What an `eval` line counts; the verdict and the mean score come from these. */
+interface EvalCounts {
+  passed: number;
+  failed: number;
+  errored: number;
+  skipped: number;
+  scored: number;
+  reused: number;
+  unstarted: number;
+  notNeeded: number;
+  interrupted: number;
+  scoreSum: number;
+}
+
+/** The `eval` line of one (experiment, eval); one pass over its rows. */
+export function evalLine(rows: readonly SlotReport[], at: string): NdjsonLine {
+  const first = rows[0]!.slot;
+  const c: EvalCounts = {
+    passed: 0,
+    failed: 0,
+    errored: 0,
+    skipped: 0,
+    scored: 0,
+    reused: 0,
+    unstarted: 0,
+    notNeeded: 0,
+    interrupted: 0,
+    scoreSum: 0,
+  };
+  for (const r of rows) countRow(c, r);
+  return {
+    type: "eval",
+    at,
+    experimentId: first.experimentId,
+    evalId: first.evalId,
+    kind: first.kind,
+    verdict: evalVerdict(c),
+    planned: rows.length,
+    passed: c.passed,
+    failed: c.failed,
+    errored: c.errored,
+    skipped: c.skipped,
+    scored: c.scored,
+    reused: c.reused,
+    unstarted: c.unstarted,
+    notNeeded: c.notNeeded,
+    score: c.scored > 0 ? c.scoreSum / c.scored : null,
+    attempts: rows.map((r) => ({
+      ordinal: r.slot.ordinal,
+      locator: r.locator,
+      verdict: r.verdict ?? (r.reason === "interrupted" ? "interrupted" : "skipped"),
+      carried: r.state === "carried",
+      reason: r.state === "executed" ? r.result?.skipReason ?? null : r.reason,
+    })),
+  };
+}
+
+function countRow(c: EvalCounts, r: SlotReport): void {
+  if (r.verdict === "passed") c.passed++;
+  else if (r.verdict === "failed") c.failed++;
+  else if (r.verdict === "errored") c.errored++;
+  else if (r.verdict === "skipped") c.skipped++;
+  else if (r.verdict === "scored") {
+    c.scored++;
+    c.scoreSum += r.score ?? 0;
+  }
+  if (r.state === "carried") c.reused++;
+  if (isGap(r)) c.unstarted++;
+  if (r.reason === "early-exit" && r.verdict === null) c.notNeeded++;
+  if (r.verdict === "interrupted" || r.reason === "interrupted") c.interrupted++;
+}
+
+/** OUT-J4: the first match of errored, failed, interrupted, incomplete, passed, scored, skipped. */
+function evalVerdict(c: EvalCounts): string {
+  if (c.errored > 0) return "errored";
+  if (c.failed > 0) return "failed";
+  if (c.interrupted > 0) return "interrupted";
+  if (c.unstarted > 0) return "incomplete";
+  if (c.passed > 0) return "passed";
+  return c.scored > 0 ? "scored" : "skipped";
+}
