@@ -21,6 +21,7 @@ import {
 } from "../expect/mod.ts";
 import type { Plan, PlannedExperiment, PlannedSlot } from "../plan/mod.ts";
 import type { AttemptControl, RunAttempt } from "../scheduler/mod.ts";
+import { BodySignal } from "./_body_signal.ts";
 import { sealResult } from "./_result.ts";
 import { CallSiteFinder } from "./call_site.ts";
 import { createTestContext, isSkipSignal } from "./context.ts";
@@ -110,7 +111,7 @@ async function runOne(
     control.activity("evaluating assertions");
     await waitOrAbort(recorder.pending(), control.signal);
   });
-  settled.abort(new AbortReason("test-settled"));
+  settled.settle(new AbortReason("test-settled"));
   if (agentReached) await runAgentTeardown(agent, main, state, control, deps.clock);
   // No backoff of a send left in flight may outlive the Attempt: it would take a global slot.
   await state.idle();
@@ -132,7 +133,7 @@ function prepare(slot: PlannedSlot, control: AttemptControl, deps: RunDeps) {
   const agent = resolveAgent(def.agent)!;
   const state = new AttemptState(deps.clock);
   // `t.signal` and `ctx.signal` also abort when the body settled (rule 3.1.3).
-  const settled = new AbortController();
+  const settled = new BodySignal(control.signal);
   const failures: FailureContext = {
     experiment: def,
     experimentId: slot.experimentId,
@@ -169,7 +170,7 @@ function prepare(slot: PlannedSlot, control: AttemptControl, deps: RunDeps) {
     flags: def.flags,
     experimentId: slot.experimentId,
     evalId: slot.evalId,
-    signal: AbortSignal.any([control.signal, settled.signal]),
+    signal: settled.signal,
     control,
     clock: deps.clock,
     random: deps.random,
