@@ -25,12 +25,17 @@ export type DefinitionKind =
   | "agent"
   | "sandbox-layer";
 
+/** One frozen brand per kind, shared by every definition of that kind. */
+const BRANDS = new Map<DefinitionKind, Brand>();
+
 /** Stamps a (not yet frozen) object with a brand of `kind`; returns the same object. */
 export function brand<T extends object>(target: T, kind: DefinitionKind): T {
-  Object.defineProperty(target, DEFINITION_KEY, {
-    value: Object.freeze({ kind, version: API_FORMAT_VERSION }),
-    enumerable: false,
-  });
+  let value = BRANDS.get(kind);
+  if (!value) {
+    value = Object.freeze({ kind, version: API_FORMAT_VERSION });
+    BRANDS.set(kind, value);
+  }
+  Object.defineProperty(target, DEFINITION_KEY, { value, enumerable: false });
   return target;
 }
 

@@ -18,6 +18,8 @@ const CAPTURE_FRAMES = 10;
 const NARROW_FRAMES = 3;
 /** Bound of the per-finder memo of frame files; a project has far fewer distinct files. */
 const MAX_MEMO = 1_000;
+/** Bound of the per-finder set of call sites handed out; beyond it, sites are not shared. */
+const MAX_SITES = 10_000;
 
 /** V8's stack-trace API on `Error`. */
 interface V8ErrorConstructor {
@@ -35,6 +37,8 @@ export type FrameMarker = (...args: never[]) => unknown;
  * formats stacks (the runtime, or a loader's `Error.prepareStackTrace` that rewrites frames), so
  * the global stack-trace settings are never swapped: only `Error.stackTraceLimit`, briefly.
  * Frame files resolve to project paths once each (memoised): assertions repeat the same files.
+ * Identical call sites are handed out as one string, so that the entries of many Attempts do
+ * not each keep their own copy.
  */
 export class CallSiteFinder {
   readonly #root: string;
@@ -42,6 +46,7 @@ export class CallSiteFinder {
   /** `root` + separator when `root` is already normalised: frames below it need no `relative`. */
   readonly #rootPrefix: string | undefined;
   readonly #memo = new Map<string, string | undefined>();
+  readonly #sites = new Map<string, string>();
 
   constructor(root: string, ownDir: string) {
     this.#root = root;
@@ -56,8 +61,21 @@ export class CallSiteFinder {
    * (or of this method), or null. Looks at {@link NARROW_FRAMES} frames first, then at
    * {@link CAPTURE_FRAMES}; when `below` is not on the stack, at the frames of this method's
    * callers, as {@link captureCallSite} does.
+   *
+   * `entry`, when given, is the function the user's code called (its callers' frames are all
+   * that can be the user's): its first caller frame is looked at first, alone, which formats one
+   * frame instead of {@link NARROW_FRAMES}. When that frame is no project frame, or `entry` is not
+   * on the stack, the look goes on from `below` as without `entry`; the frames between `below`
+   * and `entry` must be niceeval's own, so that both looks find the same frame.
    */
-  find(below?: FrameMarker): string | null {
+  find(below?: FrameMarker, entry?: FrameMarker): string | null {
+    if (entry !== undefined) {
+      const lines = stackText(entry, 1).split("\n");
+      if (lines.length > 1) {
+        const found = this.#firstProjectFrame(lines);
+        if (found !== null) return found;
+      }
+    }
     if (below !== undefined) {
       const narrow = stackText(below, NARROW_FRAMES);
       const lines = narrow.split("\n");
@@ -76,9 +94,18 @@ export class CallSiteFinder {
       const match = FRAME_REGEXP.exec(lines[i]!);
       if (!match) continue;
       const rel = this.#projectRelative(match[1]!);
-      if (rel !== undefined) return `${rel}:${match[2]}`;
+      if (rel !== undefined) return this.#shared(`${rel}:${match[2]}`);
     }
     return null;
+  }
+
+  /** The string handed out earlier for `site`, else `site` itself, kept for later. */
+  #shared(site: string): string {
+    const sites = this.#sites;
+    const known = sites.get(site);
+    if (known !== undefined) return known;
+    if (sites.size < MAX_SITES) sites.set(site, site);
+    return site;
   }
 
   #projectRelative(where: string): string | undefined {

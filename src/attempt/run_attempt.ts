@@ -10,21 +10,22 @@ import { type Clock, sleep } from "../_shared/mod.ts";
 import { errorMessage, hasErrorName } from "../_shared/mod.ts";
 import type { AssertionAuthoringError, AttemptResult } from "../_shared/mod.ts";
 import type { Random } from "../_shared/mod.ts";
-import { resolveAgent, type ResolvedAgent } from "../agents/mod.ts";
-import type { DiscoveredEval } from "../discovery/mod.ts";
+import { resolveAgent, type ResolvedAgent, type TurnRecord } from "../agents/mod.ts";
+import type { DiscoveredEval, ExperimentDefinition } from "../discovery/mod.ts";
 import {
   type AssertionRecorder,
   createAssertionRecorder,
   estimateCost,
   isStopSignal,
   type PricingTable,
+  type RecorderOptions,
 } from "../expect/mod.ts";
 import type { Plan, PlannedExperiment, PlannedSlot } from "../plan/mod.ts";
 import type { AttemptControl, RunAttempt } from "../scheduler/mod.ts";
 import { BodySignal } from "./_body_signal.ts";
 import { sealResult } from "./_result.ts";
 import { CallSiteFinder } from "./call_site.ts";
-import { createTestContext, isSkipSignal } from "./context.ts";
+import { type ContextDeps, createTestContext, isSkipSignal } from "./context.ts";
 import { type FailureContext, failureOf } from "./failure.ts";
 import { closeAttemptSandbox, openAttemptSandbox, type OpenedSandbox } from "./_sandbox.ts";
 import type { SandboxRuntime } from "./sandbox_runtime.ts";
@@ -53,15 +54,33 @@ export interface AttemptRunnerOptions {
   readonly hostEnv?: Readonly<Record<string, string>>;
 }
 
+/**
+ * The `signal.reason` of `t.signal` and `ctx.signal` once the body settled (rule 3.1.3). One
+ * frozen instance serves every Attempt: its stack is never reported, only its kind.
+ */
+const TEST_SETTLED = Object.freeze(new AbortReason("test-settled"));
+/** The group path outside any `t.group`. */
+const NO_GROUPS: readonly string[] = Object.freeze([]);
+
 /** Creates the per-Attempt work function the scheduler runs. */
 export function createAttemptRunner(options: AttemptRunnerOptions): RunAttempt {
-  const evals = new Map<string, DiscoveredEval>();
-  for (const e of options.plan.experiments.flatMap((x) => x.evals)) evals.set(e.id, e);
+  // By discovery index: every slot carries its eval's. Ids only disambiguate hand-made plans.
+  const evals: DiscoveredEval[] = [];
+  const byId = new Map<string, DiscoveredEval>();
+  for (const x of options.plan.experiments) {
+    for (const e of x.evals) {
+      evals[e.index] = e;
+      byId.set(e.id, e);
+    }
+  }
   const callSites = new CallSiteFinder(options.root, OWN_DIR);
+  const hostEnv = options.hostEnv;
+  const env = hostEnv ? (name: string) => hostEnv[name] : undefined;
   return (slot, control) => {
     const experiment = options.plan.experiments[slot.experimentIndex]!;
-    const evalDef = evals.get(slot.evalId)!;
-    return runOne(slot, control, { ...options, experiment, evalDef, callSites });
+    const indexed = evals[slot.evalIndex];
+    const evalDef = indexed?.id === slot.evalId ? indexed : byId.get(slot.evalId)!;
+    return runOne(slot, control, { ...options, experiment, evalDef, callSites, env });
   };
 }
 
@@ -71,6 +90,8 @@ export interface RunDeps extends AttemptRunnerOptions {
   readonly evalDef: DiscoveredEval;
   /** Shared by the Attempts of one runner: it memoises how frame files map to the project. */
   readonly callSites: CallSiteFinder;
+  /** `ctx.env`, shared by the Attempts of one runner; undefined without a host environment. */
+  readonly env?: ((name: string) => string | undefined) | undefined;
 }
 
 async function runOne(
@@ -78,11 +99,11 @@ async function runOne(
   control: AttemptControl,
   deps: RunDeps,
 ): Promise<AttemptResult> {
-  const { agent, state, recorder, failures, t, main, settled, authoringError, box } = prepare(
-    slot,
-    control,
-    deps,
-  );
+  const scope = new AttemptScope(slot, control, deps);
+  const { agent, state, recorder, settled } = scope;
+  const failures: FailureContext = scope;
+  const { t, lines } = createTestContext(scope);
+  const main = lines[0]!;
   let opened: OpenedSandbox | undefined;
   if (slot.sandbox) {
     opened = await openSandbox(slot, control, deps, { state, failures });
@@ -91,7 +112,7 @@ async function runOne(
       await opened.cleanup.unwind();
       return sealResult(slot, control, deps, state, []);
     }
-    box.sandbox = opened?.sandbox;
+    scope.opened = opened?.sandbox;
   }
   // Agent setup and teardown run iff the sandbox steps before them succeeded (rule 34).
   const agentReached = !state.failure;
@@ -106,12 +127,12 @@ async function runOne(
     await runBody(deps.evalDef, t, { state, failures, control, settle });
   }
   settle();
-  checkSettled(recorder, state, authoringError);
+  checkSettled(recorder, state, scope);
   await state.phase("assertions", async () => {
     control.activity("evaluating assertions");
     await waitOrAbort(recorder.pending(), control.signal);
   });
-  settled.settle(new AbortReason("test-settled"));
+  settled.settle(TEST_SETTLED);
   if (agentReached) await runAgentTeardown(agent, main, state, control, deps.clock);
   // No backoff of a send left in flight may outlive the Attempt: it would take a global slot.
   await state.idle();
@@ -127,22 +148,64 @@ async function runOne(
   return sealResult(slot, control, deps, state, recorder.seal());
 }
 
-/** Builds what one Attempt runs with: its state, recorder, `t` and the main session line. */
-function prepare(slot: PlannedSlot, control: AttemptControl, deps: RunDeps) {
-  const def = deps.experiment.discovered.definition;
-  const agent = resolveAgent(def.agent)!;
-  const state = new AttemptState(deps.clock);
-  // `t.signal` and `ctx.signal` also abort when the body settled (rule 3.1.3).
-  const settled = new BodySignal(control.signal);
-  const failures: FailureContext = {
-    experiment: def,
-    experimentId: slot.experimentId,
-    evalId: slot.evalId,
-    ordinal: slot.ordinal,
-    warn: (code, message) => state.diagnostic({ code, level: "warning", message }),
-  };
-  const authoringError = (error: AssertionAuthoringError) => {
-    state.fail({
+/**
+ * What one Attempt runs with, in one object: its state, recorder and body signal, and the hooks
+ * that the test context (`ContextDeps`), the recorder (`RecorderOptions`) and failure
+ * classification (`FailureContext`) call as methods.
+ */
+class AttemptScope implements ContextDeps, RecorderOptions, FailureContext {
+  readonly kind: PlannedSlot["kind"];
+  readonly agent: ResolvedAgent;
+  readonly state: AttemptState;
+  /** `t.signal` and `ctx.signal` also abort when the body settled (rule 3.1.3). */
+  readonly settled: BodySignal;
+  readonly signal: AbortSignal;
+  readonly recorder: AssertionRecorder;
+  readonly groups = new AsyncLocalStorage<readonly string[]>();
+  readonly model: string | undefined;
+  readonly flags: ExperimentDefinition["flags"];
+  readonly experiment: ExperimentDefinition;
+  readonly experimentId: string;
+  readonly evalId: string;
+  readonly ordinal: number;
+  readonly control: AttemptControl;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly failures: FailureContext = this;
+  declare readonly env?: (name: string) => string | undefined;
+  /** The Attempt's sandbox, once open. */
+  opened: EvalSandbox | undefined;
+  readonly #deps: RunDeps;
+
+  constructor(slot: PlannedSlot, control: AttemptControl, deps: RunDeps) {
+    const def = deps.experiment.discovered.definition;
+    this.kind = slot.kind;
+    this.agent = resolveAgent(def.agent)!;
+    this.state = new AttemptState(deps.clock);
+    this.settled = new BodySignal(control.signal);
+    this.signal = this.settled.signal;
+    this.model = def.model;
+    this.flags = def.flags;
+    this.experiment = def;
+    this.experimentId = slot.experimentId;
+    this.evalId = slot.evalId;
+    this.ordinal = slot.ordinal;
+    this.control = control;
+    this.clock = deps.clock;
+    this.random = deps.random;
+    if (deps.env) this.env = deps.env;
+    this.#deps = deps;
+    this.recorder = createAssertionRecorder(this);
+  }
+
+  /** `FailureContext.warn`: a non-fatal diagnostic. */
+  warn(code: string, message: string): void {
+    this.state.diagnostic({ code, level: "warning", message });
+  }
+
+  /** Records an authoring error on the Attempt, even if the test catches it. */
+  authoringError(error: AssertionAuthoringError): AssertionAuthoringError {
+    this.state.fail({
       code: "assertion-authoring-error",
       phase: "test",
       message: error.message,
@@ -150,37 +213,30 @@ function prepare(slot: PlannedSlot, control: AttemptControl, deps: RunDeps) {
       error,
     });
     return error;
-  };
-  const groups = new AsyncLocalStorage<readonly string[]>();
-  const box: { sandbox: EvalSandbox | undefined } = { sandbox: undefined };
-  const hostEnv = deps.hostEnv;
-  const recorder = createAssertionRecorder({
-    kind: slot.kind,
-    groupPath: () => groups.getStore() ?? [],
-    callSite: (below) => deps.callSites.find(below),
-    onAuthoringError: authoringError,
-    estimateCost: (turns) => estimateCost(turns, def.model, deps.pricing),
-  });
-  const { t, lines } = createTestContext({
-    kind: slot.kind,
-    recorder,
-    groups,
-    agent,
-    model: def.model,
-    flags: def.flags,
-    experimentId: slot.experimentId,
-    evalId: slot.evalId,
-    signal: settled.signal,
-    control,
-    clock: deps.clock,
-    random: deps.random,
-    state,
-    failures,
-    authoringError,
-    sandbox: () => box.sandbox,
-    ...(hostEnv ? { env: (name: string) => hostEnv[name] } : {}),
-  });
-  return { agent, state, recorder, failures, t, main: lines[0]!, settled, authoringError, box };
+  }
+
+  onAuthoringError(error: AssertionAuthoringError): void {
+    this.authoringError(error);
+  }
+
+  sandbox(): EvalSandbox | undefined {
+    return this.opened;
+  }
+
+  groupPath(): readonly string[] {
+    return this.groups.getStore() ?? NO_GROUPS;
+  }
+
+  callSite(
+    below: (...args: never[]) => unknown,
+    entry?: (...args: never[]) => unknown,
+  ): string | null {
+    return this.#deps.callSites.find(below, entry);
+  }
+
+  estimateCost(turns: readonly TurnRecord[]): { usd: number | undefined; complete: boolean } {
+    return estimateCost(turns, this.model, this.#deps.pricing);
+  }
 }
 
 /** Opens the slot's sandbox (sandboxes.md §3.1–§3.2), or records why it cannot. */
@@ -216,10 +272,10 @@ async function openSandbox(
 function checkSettled(
   recorder: AssertionRecorder,
   state: AttemptState,
-  authoringError: (error: AssertionAuthoringError) => unknown,
+  scope: AttemptScope,
 ): void {
   const authoring = recorder.authoringErrors[0];
-  if (authoring) authoringError(authoring);
+  if (authoring) scope.authoringError(authoring);
   if (recorder.unawaitedStops() > 0) {
     state.fail({
       code: "orstop-not-awaited",

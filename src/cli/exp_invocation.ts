@@ -43,6 +43,7 @@ export function openInvocation(
     rerun: options.rerun,
     timeoutMs: options.timeoutMs,
   });
+  planned.identity = null;
   const ctx = {
     io,
     invocationId: id,
@@ -106,6 +107,7 @@ function runSpecsOf(
   },
 ): RunSpec[] {
   const { plan, identity } = planned;
+  if (!identity) throw new Error("The Run specs of a plan are built once");
   return plan.experiments.map((experiment, i) => {
     const def = experiment.discovered.definition;
     const slots = plan.slots.filter((s) => s.experimentIndex === i).map((s) => {
@@ -147,17 +149,8 @@ function runSpecsOf(
           budgetUSD: experiment.budgetUSD,
           rerun: info.rerun,
         },
-        expectedSlots: slots.map((
-          { slotId, evalId, ordinal, kind, groupId, inputFingerprint, executionIdentityDigest },
-        ) => ({
-          slotId,
-          evalId,
-          ordinal,
-          kind,
-          groupId,
-          inputFingerprint,
-          executionIdentityDigest,
-        })),
+        // The same objects as `slots`: `run.json` takes only the expected-slot fields.
+        expectedSlots: slots,
       },
       slots,
     };

@@ -62,7 +62,11 @@ export interface PlannedRun {
   readonly plan: Plan;
   readonly cap: ResolvedCap;
   readonly capAnnotation: string;
-  readonly identity: PlanIdentity;
+  /**
+   * Configuration hashes and input fingerprints; `null` once `openInvocation` has built the Run
+   * specs, which hold every identity the Record needs (a 10,000-eval run frees its map).
+   */
+  identity: PlanIdentity | null;
   readonly emptyExperimentIds: readonly string[];
   /** Unpublished Run directories the readers ignored (REC-10). */
   readonly unpublished: readonly string[];

@@ -18,9 +18,13 @@ export interface RegistryContext {
   groupPath(): readonly string[];
   /**
    * The user's call site. `below` is on the stack of every registration: the frames of its call
-   * and above are niceeval's own (a hint; a caller that ignores it still works).
+   * and above are niceeval's own (a hint; a caller that ignores it still works). `entry`, when
+   * known, is the function the user called: frames between its call and `below` are niceeval's.
    */
-  callSite(below: (...args: never[]) => unknown): string | null;
+  callSite(
+    below: (...args: never[]) => unknown,
+    entry?: (...args: never[]) => unknown,
+  ): string | null;
   /** Called when an authoring error is raised, before the test can catch it (rule 3.5.8). */
   onAuthoringError?(error: AssertionAuthoringError): void;
 }
@@ -80,8 +84,15 @@ export class EntryRegistry implements HandleHost {
     this.#context.onAuthoringError?.(error);
   }
 
-  /** Registers an entry now, starts its evaluation, and returns its handle. */
-  register(spec: EntrySpec, run: () => Maybe<Settled>): RuntimeHandle {
+  /**
+   * Registers an entry now, starts its evaluation, and returns its handle. `called` is the
+   * function the user called to register it, when known (see {@link RegistryContext.callSite}).
+   */
+  register(
+    spec: EntrySpec,
+    run: () => Maybe<Settled>,
+    called?: (...args: never[]) => unknown,
+  ): RuntimeHandle {
     const discarded = this.#settled;
     const entry: Entry = {
       entry: spec.entry,
@@ -90,7 +101,9 @@ export class EntryRegistry implements HandleHost {
       subject: spec.subject,
       index: discarded ? -1 : this.#entries.length,
       // Every registration runs inside `guarded` (check, scoped assertions, t.score).
-      source: this.#context.callSite(this.guarded),
+      source: called === undefined
+        ? this.#context.callSite(this.guarded)
+        : this.#context.callSite(this.guarded, called),
       groupPath: Object.freeze([...this.#context.groupPath()]),
       discarded,
       key: null,

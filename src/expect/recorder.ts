@@ -29,9 +29,13 @@ export interface RecorderOptions<K extends Kind = Kind> {
   groupPath(): readonly string[];
   /**
    * `evals/a.eval.ts:12` of the user's call, read at registration. `below` is a function on the
-   * stack of every registration: frames of its call and above are niceeval's own.
+   * stack of every registration: frames of its call and above are niceeval's own. `entry`, when
+   * given, is the method of `t` or of a handle that the user called (a hint, like `below`).
    */
-  callSite(below: (...args: never[]) => unknown): string | null;
+  callSite(
+    below: (...args: never[]) => unknown,
+    entry?: (...args: never[]) => unknown,
+  ): string | null;
   /**
    * Called as soon as an authoring error is raised by an entry point or a handle, before the
    * test can catch it (rule 3.5.8).
@@ -80,34 +84,65 @@ export interface AssertionRecorder<K extends Kind = Kind> {
 export function createAssertionRecorder<K extends Kind>(
   options: RecorderOptions<K>,
 ): AssertionRecorder<K> {
-  const registry = new EntryRegistry(options.kind, options);
-  return {
-    check: ((...args: unknown[]) => check(registry, args)) as unknown as AssertionRecorder<
-      K
-    >["check"],
-    scoped: (snapshot, scopedOptions) =>
-      scopedMethods(
-        registry,
-        snapshot,
-        options.estimateCost,
-        scopedOptions?.orders ?? true,
-      ) as ScopedAssertionMethods<K>,
-    score: (points) => directScore(registry, points),
-    settle: () => registry.settle(),
-    pending: () => registry.pending(),
-    get discardedAfterSettle() {
-      return registry.discarded;
-    },
-    get authoringErrors() {
-      return registry.authoringErrors.slice();
-    },
-    unawaitedStops: () => registry.unawaitedStops(),
-    seal: () => registry.seal(),
-  };
+  return new Recorder(options) as unknown as AssertionRecorder<K>;
 }
 
+/**
+ * The recorder: one object over the registry. `check` and `score` are own closures, since `t`
+ * hands them out as its own methods (they also work destructured); the rest are prototype
+ * methods, shared by every Attempt.
+ */
+class Recorder {
+  readonly #registry: EntryRegistry;
+  readonly #options: RecorderOptions;
+  readonly check: (...args: unknown[]) => RuntimeHandle;
+  readonly score: (points: number) => DirectScoreHandle;
+
+  constructor(options: RecorderOptions) {
+    const registry = new EntryRegistry(options.kind, options);
+    this.#registry = registry;
+    this.#options = options;
+    this.check = (...args: unknown[]) => check(registry, args, this.check);
+    this.score = (points: number) => directScore(registry, points, this.score);
+  }
+
+  scoped(
+    snapshot: () => EvidenceSnapshot,
+    scopedOptions?: { readonly orders?: boolean },
+  ): ScopedAssertionMethods {
+    return scopedMethods(this.#registry, snapshot, this.#options, scopedOptions?.orders ?? true);
+  }
+
+  settle(): void {
+    this.#registry.settle();
+  }
+
+  pending(): Promise<void> {
+    return this.#registry.pending();
+  }
+
+  get discardedAfterSettle(): number {
+    return this.#registry.discarded;
+  }
+
+  get authoringErrors(): readonly AssertionAuthoringError[] {
+    return this.#registry.authoringErrors.slice();
+  }
+
+  unawaitedStops(): number {
+    return this.#registry.unawaitedStops();
+  }
+
+  seal(): SealedAssertion[] {
+    return this.#registry.seal();
+  }
+}
+
+/** The function the user called to register an entry: the call site is its caller's frame. */
+type Entry = (...args: never[]) => unknown;
+
 /** `t.check(value, match)` (rules 3.5.1 and 3.5.8). */
-function check(registry: EntryRegistry, args: readonly unknown[]): RuntimeHandle {
+function check(registry: EntryRegistry, args: readonly unknown[], entry: Entry): RuntimeHandle {
   return registry.guarded(() => {
     if (args.length !== 2) {
       registry.raise(
@@ -135,12 +170,14 @@ function check(registry: EntryRegistry, args: readonly unknown[]): RuntimeHandle
       return registry.register(
         { ...spec, entry: "boolean" },
         () => chain(evaluateBoolean(impl, subject, VALUE_CONTEXT), settledBoolean),
+        entry,
       );
     }
     const impl = read.impl;
     return registry.register(
       { ...spec, entry: "measurement" },
       () => chain(impl.measure(subject), (raw) => settledMeasure(toMeasureOutcome(raw, impl.base))),
+      entry,
     );
   });
 }
@@ -148,41 +185,56 @@ function check(registry: EntryRegistry, args: readonly unknown[]): RuntimeHandle
 /**
  * The scoped assertions of one scope; each call reads `snapshot()` (§3.4). The methods are
  * closures, not prototype methods, so that they also work destructured; they share one scope.
+ * Each passes itself as the registration's entry: the user's frame is its caller's.
  */
 function scopedMethods(
   registry: EntryRegistry,
   snapshot: () => EvidenceSnapshot,
-  estimateCost: CostEstimator,
+  options: Pick<RecorderOptions, "estimateCost">,
   orders: boolean,
 ): ScopedAssertionMethods {
   const r = registry;
   const methods: Record<string, (...args: never[]) => RuntimeHandle> = {
-    succeeded: () => addScoped(r, () => evidence.succeeded(snapshot())),
+    succeeded: () => addScoped(r, () => evidence.succeeded(snapshot()), methods.succeeded),
     calledTool: (match: unknown, opts?: unknown) =>
-      addScoped(r, () => evidence.calledTool(snapshot(), match, opts)),
+      addScoped(r, () => evidence.calledTool(snapshot(), match, opts), methods.calledTool),
     notCalledTool: (match: unknown) =>
-      addScoped(r, () => evidence.notCalledTool(snapshot(), match)),
-    usedNoTools: () => addScoped(r, () => evidence.usedNoTools(snapshot())),
-    maxToolCalls: (max: unknown) => addScoped(r, () => evidence.maxToolCalls(snapshot(), max)),
-    noFailedActions: () => addScoped(r, () => evidence.noFailedActions(snapshot())),
+      addScoped(r, () => evidence.notCalledTool(snapshot(), match), methods.notCalledTool),
+    usedNoTools: () => addScoped(r, () => evidence.usedNoTools(snapshot()), methods.usedNoTools),
+    maxToolCalls: (max: unknown) =>
+      addScoped(r, () => evidence.maxToolCalls(snapshot(), max), methods.maxToolCalls),
+    noFailedActions: () =>
+      addScoped(r, () => evidence.noFailedActions(snapshot()), methods.noFailedActions),
     event: (match: unknown, opts?: unknown) =>
-      addScoped(r, () => events.event(snapshot(), match, opts)),
-    notEvent: (match: unknown) => addScoped(r, () => events.notEvent(snapshot(), match)),
-    maxTokens: (max: unknown) => addScoped(r, () => evidence.maxTokens(snapshot(), max)),
-    maxCost: (usd: unknown) => addScoped(r, () => evidence.maxCost(snapshot(), usd, estimateCost)),
+      addScoped(r, () => events.event(snapshot(), match, opts), methods.event),
+    notEvent: (match: unknown) =>
+      addScoped(r, () => events.notEvent(snapshot(), match), methods.notEvent),
+    maxTokens: (max: unknown) =>
+      addScoped(r, () => evidence.maxTokens(snapshot(), max), methods.maxTokens),
+    maxCost: (usd: unknown) =>
+      addScoped(r, () => evidence.maxCost(snapshot(), usd, estimator(options)), methods.maxCost),
   };
   if (orders) {
     methods.toolOrder = (matches: unknown) =>
-      addScoped(r, () => events.toolOrder(snapshot(), matches));
+      addScoped(r, () => events.toolOrder(snapshot(), matches), methods.toolOrder);
     methods.eventOrder = (matches: unknown) =>
-      addScoped(r, () => events.eventOrder(snapshot(), matches));
+      addScoped(r, () => events.eventOrder(snapshot(), matches), methods.eventOrder);
   }
   // Runtime handles carry exactly the methods of their kind; the public types describe them.
   return Object.freeze(methods) as unknown as ScopedAssertionMethods;
 }
 
+/** The cost estimator of `options`, called as its method (the options may be a class instance). */
+function estimator(options: Pick<RecorderOptions, "estimateCost">): CostEstimator {
+  return (turns) => options.estimateCost(turns);
+}
+
 /** Registers the scoped assertion `build` makes, inside the registry's guard. */
-function addScoped(registry: EntryRegistry, build: () => EvidenceAssertion): RuntimeHandle {
+function addScoped(
+  registry: EntryRegistry,
+  build: () => EvidenceAssertion,
+  entry: Entry | undefined,
+): RuntimeHandle {
   return registry.guarded(() => {
     const built = build();
     return registry.register(
@@ -193,12 +245,17 @@ function addScoped(registry: EntryRegistry, build: () => EvidenceAssertion): Run
         subject: undefined,
       },
       () => chain(built.run(), settledBoolean),
+      entry,
     );
   });
 }
 
 /** `t.score(points)`: score evals only, finite points ≥ 0 (rule 3.5.7). */
-function directScore(registry: EntryRegistry, points: number): DirectScoreHandle {
+function directScore(
+  registry: EntryRegistry,
+  points: number,
+  entry: Entry,
+): DirectScoreHandle {
   return registry.guarded(() => {
     if (registry.kind !== "score") {
       registry.raise(
@@ -228,6 +285,7 @@ function directScore(registry: EntryRegistry, points: number): DirectScoreHandle
         received: points,
         reason: null,
       }),
+      entry,
     );
   }) as unknown as DirectScoreHandle;
 }

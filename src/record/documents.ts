@@ -38,6 +38,7 @@ export interface RunHeader {
     readonly budgetUSD: number | null;
     readonly rerun: "none" | "failed" | "all";
   };
+  /** May hold richer objects (the writer's slots): `run.json` takes only these fields. */
   readonly expectedSlots: readonly ExpectedSlot[];
 }
 
@@ -67,7 +68,17 @@ export function runDocument(
       configHash: header.config.configHash,
     },
     options: header.options,
-    expectedSlots: header.expectedSlots,
+    // Only the ExpectedSlot fields, in this order: the caller may pass richer slot objects (the
+    // writer's own, so a Run does not hold a second object per slot).
+    expectedSlots: header.expectedSlots.map((s) => ({
+      slotId: s.slotId,
+      evalId: s.evalId,
+      ordinal: s.ordinal,
+      kind: s.kind,
+      groupId: s.groupId,
+      inputFingerprint: s.inputFingerprint,
+      executionIdentityDigest: s.executionIdentityDigest,
+    })),
     diagnostics: diagnostics.map((d) => ({
       code: d.code,
       level: d.level,

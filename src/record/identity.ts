@@ -5,6 +5,7 @@
  */
 import { dirname, relative, resolve } from "node:path";
 import { canonicalJson, sha256Hex } from "../_shared/mod.ts";
+import { flatString } from "./_flat.ts";
 import type { DiscoveredEval, DiscoveredExperiment, DiscoveredGroup } from "../discovery/mod.ts";
 
 const RELATIVE_IMPORT_REGEXP =
@@ -12,7 +13,8 @@ const RELATIVE_IMPORT_REGEXP =
 
 /** `sha256:<hex>` of the canonical JSON of `value`. */
 export function digestOf(value: unknown): string {
-  return `sha256:${sha256Hex(canonicalJson(value))}`;
+  // Flat: identity digests are kept for the whole run, two per slot.
+  return flatString(`sha256:${sha256Hex(canonicalJson(value))}`);
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Record identifiers: SlotIds and Attempt locators (REC-1, REC-12). */
 import { UsageError } from "../_shared/mod.ts";
 import { sha256Hex } from "../_shared/mod.ts";
+import { flatString } from "./_flat.ts";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 /** `@` (optional), the version digit `1` (typed as I or L too), then 12 characters. */
@@ -8,7 +9,8 @@ const LOCATOR_REGEXP = /^@?[1IiLl]([0-9A-Za-z]{12})$/;
 
 /** `<first 16 hex of SHA-256(evalId)>-<ordinal, 4 digits>`. */
 export function slotIdOf(evalId: string, ordinal: number): string {
-  return `${sha256Hex(evalId).slice(0, 16)}-${String(ordinal).padStart(4, "0")}`;
+  // Flat: SlotIds are kept for the whole run, one per slot.
+  return flatString(`${sha256Hex(evalId).slice(0, 16)}-${String(ordinal).padStart(4, "0")}`);
 }
 
 /** `@1` + 12 Crockford base32 characters of the first 60 bits of SHA-256(attemptId). */
@@ -20,7 +22,7 @@ export function locatorOf(attemptId: string): string {
     const bits = parseInt(hex.slice(group * 5, group * 5 + 5), 16);
     for (let shift = 15; shift >= 0; shift -= 5) out += CROCKFORD[(bits >>> shift) & 31];
   }
-  return out;
+  return flatString(out);
 }
 
 /**

@@ -75,7 +75,9 @@ export class RecordWriter {
   readonly #guard: WriteGuard;
   readonly #syncer: DirectorySyncer;
   readonly #runs: RunState[] = [];
-  readonly #byPosition = new Map<number, { run: RunState; slot: WriterSlot }>();
+  /** Each planned slot and its Run, indexed by slot position (dense: 0 … total − 1). */
+  #slotAt: (WriterSlot | undefined)[] = [];
+  #runAt: (RunState | undefined)[] = [];
   readonly #attempts = new Map<number, AttemptState>();
   /** Called once, on the first write failure. */
   onFailure: (error: RecordWriteError) => void = () => {};
@@ -126,6 +128,13 @@ export class RecordWriter {
         if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
       }
     });
+    let positions = 0;
+    for (const spec of runs) {
+      for (const slot of spec.slots) positions = Math.max(positions, slot.position + 1);
+    }
+    // Filled up front: assigning out of order would leave holes in the arrays.
+    this.#slotAt = Array.from({ length: positions }, () => undefined);
+    this.#runAt = Array.from({ length: positions }, () => undefined);
     for (const spec of runs) {
       const dir = join(this.#root, "runs", spec.header.runId);
       const run: RunState = {
@@ -138,7 +147,10 @@ export class RecordWriter {
         diagnostics: [],
       };
       this.#runs.push(run);
-      for (const slot of spec.slots) this.#byPosition.set(slot.position, { run, slot });
+      for (const slot of spec.slots) {
+        this.#slotAt[slot.position] = slot;
+        this.#runAt[slot.position] = run;
+      }
       await this.#guard.run(dir, async () => {
         await Deno.mkdir(run.membersDir, { recursive: true });
         await Deno.mkdir(run.attemptsDir, { recursive: true });
@@ -159,9 +171,9 @@ export class RecordWriter {
   handle(event: RunEvent): void {
     switch (event.type) {
       case "attempt_start": {
-        const found = this.#byPosition.get(event.slot.position);
-        if (!found) return;
-        const { run, slot } = found;
+        const slot = this.#slotAt[event.slot.position];
+        const run = this.#runAt[event.slot.position];
+        if (!slot || !run) return;
         const header: AttemptHeader = {
           attemptId: event.attemptId,
           originRunId: run.spec.header.runId,
@@ -188,23 +200,19 @@ export class RecordWriter {
       case "attempt_end":
         return this.#settle(event.slot.position, event.result);
       case "not_dispatched": {
-        const found = this.#byPosition.get(event.slot.position);
-        if (!found) return;
+        const slot = this.#slotAt[event.slot.position];
+        const run = this.#runAt[event.slot.position];
+        if (!slot || !run) return;
         const action: MemberAction = event.reason === "interrupted"
           ? "interrupted"
           : "not-dispatched";
-        this.#member(
-          found.run,
-          found.slot,
-          action,
-          null,
-          action === "interrupted" ? null : event.reason,
-        );
+        this.#member(run, slot, action, null, action === "interrupted" ? null : event.reason);
         return;
       }
       case "slot_errored": {
-        const found = this.#byPosition.get(event.slot.position);
-        if (found) this.#member(found.run, found.slot, "not-dispatched", null, event.code);
+        const slot = this.#slotAt[event.slot.position];
+        const run = this.#runAt[event.slot.position];
+        if (slot && run) this.#member(run, slot, "not-dispatched", null, event.code);
         return;
       }
       case "diagnostic": {
@@ -300,15 +308,16 @@ export class RecordWriter {
   }
 
   #settle(position: number, result: AttemptResult): void {
-    const found = this.#byPosition.get(position);
+    const slot = this.#slotAt[position];
+    const run = this.#runAt[position];
     const attempt = this.#attempts.get(position);
-    if (!found || !attempt) return;
+    if (!slot || !run || !attempt) return;
     attempt.settled = true;
     this.#attempts.delete(position);
     const files = settledFiles(attempt.header, result);
     this.#queue.push(position, { kind: "settle", attempt, files });
-    this.#member(found.run, found.slot, "executed", {
-      originRunId: found.run.spec.header.runId,
+    this.#member(run, slot, "executed", {
+      originRunId: run.spec.header.runId,
       attemptId: result.attemptId,
     }, null);
   }

@@ -126,3 +126,35 @@ Deno.test("CallSiteFinder.find() answers the same for a repeated frame file (mem
   assert.match(first ?? "", /^tests\/attempt\/call_site_test\.ts:\d+$/);
   assert.equal(first, second);
 });
+
+Deno.test("CallSiteFinder.find() with an entry reports the entry's caller", () => {
+  const own = join(REPO, "src");
+  const finder = new CallSiteFinder(REPO, own);
+  const marker = (entry?: () => unknown): string | null => finder.find(marker, entry);
+  const entry = (): string | null => inner();
+  const inner = (): string | null => marker(entry);
+  const here = callSiteOf(new Error().stack, REPO, own);
+  const withEntry = entry();
+  // The frames between the marker and the entry (here the test's own `inner`) are skipped.
+  assert.equal(withEntry, `tests/attempt/call_site_test.ts:${Number(here?.split(":")[1]) + 1}`);
+  // The same site twice is the same text.
+  const [once, twice] = [entry(), entry()];
+  assert.equal(once, twice);
+  // An entry that is not on the stack changes nothing.
+  assert.equal(finder.find(marker, () => null), marker());
+});
+
+Deno.test("CallSiteFinder.find() looks on from the marker when the entry's caller is no project frame", () => {
+  const finder = new CallSiteFinder(REPO, join(REPO, "src"));
+  V8.prepareStackTrace = (_error, sites) =>
+    sites.length === 1
+      ? "Error\n    at helper (node_modules/lib/helper.js:1:1)"
+      : "Error\n    at check (x)\n    at test (evals/rewritten.eval.ts:7:3)";
+  try {
+    const marker = (): string | null => finder.find(marker, entry);
+    const entry = (): string | null => marker();
+    assert.equal(entry(), "evals/rewritten.eval.ts:7");
+  } finally {
+    delete V8.prepareStackTrace;
+  }
+});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { defineEval } from "niceeval";
 import { completeEvidenceCoverage, defineAgent } from "niceeval/adapter";
-import { includes } from "niceeval/expect";
+import { includes, toolMatch } from "niceeval/expect";
 import { diagnosticCodes, REPO_ROOT, runEval } from "./_run.ts";
 
 /** The `file:line` of the line after the caller of `nextLine()`, relative to the repository root. */
@@ -240,6 +240,52 @@ Deno.test("assertions record their call site as <project-relative file>:<line>",
   const [first, second] = result.details.assertions;
   assert.equal(first?.source, expected);
   assert.match(second?.source ?? "", /^tests\/attempt\/context_test\.ts:\d+$/);
+});
+
+Deno.test("every entry point records the line of its caller, destructured or through a helper", async () => {
+  const expected: string[] = [];
+  const viaHelper = (check: (value: unknown, match: unknown) => unknown) => {
+    expected.push(nextLine());
+    check("h", includes("h"));
+  };
+  const result = await runEval(defineEval({
+    async test(t) {
+      const session = t.newSession();
+      const turn = await session.send("Say hello");
+      const { check, succeeded } = t;
+      expected.push(nextLine());
+      check("a", includes("a"));
+      expected.push(nextLine());
+      succeeded();
+      expected.push(nextLine());
+      turn.usedNoTools();
+      expected.push(nextLine());
+      session.toolOrder([toolMatch("a"), toolMatch("b")]);
+      expected.push(nextLine());
+      t.maxCost(1);
+      viaHelper(t.check as never);
+    },
+  }));
+  assert.deepEqual(result.details.assertions.map((a) => a.source), expected);
+});
+
+Deno.test("t.signal of every Attempt aborts with a test-settled reason that cannot be changed", async () => {
+  const reasons: unknown[] = [];
+  for (let i = 0; i < 2; i++) {
+    await runEval(defineEval({
+      test(t) {
+        reasons.push(t.signal);
+        t.check(1, includes("1")).optional();
+      },
+    }));
+  }
+  for (const signal of reasons as AbortSignal[]) {
+    assert.equal(signal.aborted, true);
+    const reason = signal.reason as Error & { kind?: string };
+    assert.equal(reason.kind, "test-settled");
+    assert.equal(reason.name, "AbortError");
+    assert.equal(Object.isFrozen(reason), true);
+  }
 });
 
 Deno.test("call sites outside the project root are not recorded", async () => {

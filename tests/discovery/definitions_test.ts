@@ -264,3 +264,14 @@ Deno.test("defineEvalGroup() validates its options (rule 2.3, 2.4)", () => {
     "sandbox",
   );
 });
+
+Deno.test("definitions of one kind share one frozen brand", () => {
+  const a = readBrand(defineEval({ test }));
+  const raw = (d: object) => (d as Record<symbol, unknown>)[Symbol.for("niceeval.definition")];
+  const first = defineEval({ test });
+  const second = defineEval({ test });
+  assert.equal(raw(first), raw(second));
+  assert.ok(Object.isFrozen(raw(first)));
+  assert.deepEqual(a, { kind: "eval", version: 1 });
+  assert.deepEqual(readBrand(brand({}, "agent")), { kind: "agent", version: 1 });
+});

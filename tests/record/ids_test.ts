@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { locatorOf, parseLocator, slotIdOf } from "../../src/record/mod.ts";
+import { sha256Hex } from "../../src/_shared/mod.ts";
+import { digestOf, locatorOf, parseLocator, slotIdOf } from "../../src/record/mod.ts";
+import { flatString } from "../../src/record/_flat.ts";
 
 Deno.test("slotIdOf() is 16 hex of SHA-256(evalId), a dash and the 4-digit ordinal", () => {
   const hex = createHash("sha256").update("greet/hello").digest("hex").slice(0, 16);
@@ -41,5 +43,20 @@ Deno.test("parseLocator() rejects anything else with malformed-locator", () => {
       () => parseLocator(bad),
       (e: Error & { code?: string }) => e.code === "malformed-locator",
     );
+  }
+});
+
+Deno.test("slotIdOf(), locatorOf() and digestOf() give the same strings on every call", () => {
+  assert.equal(slotIdOf("a/b", 7), slotIdOf("a/b", 7));
+  assert.equal(slotIdOf("a/b", 7).length, 21);
+  assert.match(locatorOf("attempt-1"), /^@1[0-9A-Z]{12}$/);
+  assert.equal(locatorOf("attempt-1"), locatorOf("attempt-1"));
+  assert.match(digestOf({ a: 1 }), /^sha256:[0-9a-f]{64}$/);
+  assert.equal(digestOf({ a: 1 }), `sha256:${sha256Hex('{"a":1}')}`);
+});
+
+Deno.test("flatString() returns an equal string, long and non-ASCII ones included", () => {
+  for (const text of ["", "a", "sha256:" + "f".repeat(64), "é→🙂 mixed", "x".repeat(300)]) {
+    assert.equal(flatString(text), text);
   }
 });

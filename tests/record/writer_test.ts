@@ -229,3 +229,65 @@ Deno.test("RecordReader ignores a Run whose complete marker is not a zero-byte f
     const scan = await new RecordReader(root).scan();
     assert.deepEqual([scan.runs.length, scan.unpublished], [0, ["run-1"]]);
   }));
+
+Deno.test("run.json lists only the expected-slot fields when the header shares the writer's slots", () =>
+  withRoot(async (root) => {
+    const writer = new RecordWriter(root, {
+      clock: createFakeClock(T0),
+      random: createSeededRandom(7),
+    });
+    const slots = [0, 1].map((ordinal) => ({
+      position: ordinal,
+      slotId: slotIdOf("e1", ordinal),
+      evalId: "e1",
+      ordinal,
+      kind: "pass" as const,
+      groupId: null,
+      inputFingerprint: INPUT_1,
+      executionIdentityDigest: digestOf({ configHash: CONFIG_A, inputFingerprint: INPUT_1 }),
+      carried: { originRunId: "run-0", attemptId: `a-${ordinal}` },
+    }));
+    await writer.begin([{
+      header: {
+        runId: "run-1",
+        invocationId: "inv-1",
+        experimentId: "exp",
+        niceevalVersion: "0.1.0",
+        startedAt: T0,
+        config: { agent: "det", model: null, flags: {}, provider: null, configHash: CONFIG_A },
+        options: { attempts: 2, earlyExit: false, timeoutMs: null, budgetUSD: null, rerun: "none" },
+        expectedSlots: slots,
+      },
+      slots,
+    }]);
+    assert.deepEqual(await writer.finish("completed"), ["run-1"]);
+    const run = await json(join(root, "runs", "run-1", "run.json"));
+    const expected = run.expectedSlots as Record<string, unknown>[];
+    assert.equal(expected.length, 2);
+    for (const [i, slot] of expected.entries()) {
+      assert.deepEqual(Object.keys(slot), [
+        "slotId",
+        "evalId",
+        "ordinal",
+        "kind",
+        "groupId",
+        "inputFingerprint",
+        "executionIdentityDigest",
+      ]);
+      assert.equal(slot.slotId, slotIdOf("e1", i));
+    }
+  }));
+
+Deno.test("RecordWriter ignores events of positions outside its Runs", () =>
+  withRoot(async (root) => {
+    const writer = new RecordWriter(root, {
+      clock: createFakeClock(T0),
+      random: createSeededRandom(8),
+    });
+    await writer.begin([]);
+    const slot = { position: 3, experimentId: "exp", evalId: "e1", ordinal: 0 };
+    writer.handle({ type: "attempt_start", at: T0, slot, attemptId: "a-1" });
+    writer.handle({ type: "not_dispatched", at: T0, slot, reason: "early-exit" });
+    assert.deepEqual(await writer.finish("completed"), []);
+    assert.equal(writer.hasUnsettledAttempts(), false);
+  }));
