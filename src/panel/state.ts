@@ -87,21 +87,26 @@ export interface PanelState {
   readonly interrupted: boolean;
 }
 
+/** The counters before any event: everything not reused is queued. */
+export function initialCounters(start: PanelStart): Counters {
+  return {
+    total: start.total,
+    reused: start.reused,
+    running: 0,
+    backoff: 0,
+    queued: start.total - start.reused,
+    passed: 0,
+    failed: 0,
+    errored: 0,
+    skipped: 0,
+  };
+}
+
 /** The state before any event. */
 export function createPanelState(start: PanelStart): PanelState {
   return {
     start,
-    counters: {
-      total: start.total,
-      reused: start.reused,
-      running: 0,
-      backoff: 0,
-      queued: start.total - start.reused,
-      passed: 0,
-      failed: 0,
-      errored: 0,
-      skipped: 0,
-    },
+    counters: initialCounters(start),
     scopeRows: [],
     attemptRows: [],
     costUSD: null,

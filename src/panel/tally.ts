@@ -5,7 +5,7 @@
  */
 import type { RunEvent } from "../_shared/mod.ts";
 import { VERDICT_COUNTER } from "./reduce.ts";
-import type { Counters, PanelStart } from "./state.ts";
+import { type Counters, initialCounters, type PanelStart } from "./state.ts";
 
 type MutableCounters = { -readonly [K in keyof Counters]: number };
 
@@ -20,17 +20,7 @@ export class CounterTally {
 
   constructor(start: PanelStart) {
     this.start = start;
-    this.#counts = {
-      total: start.total,
-      reused: start.reused,
-      running: 0,
-      backoff: 0,
-      queued: start.total - start.reused,
-      passed: 0,
-      failed: 0,
-      errored: 0,
-      skipped: 0,
-    };
+    this.#counts = initialCounters(start);
   }
 
   /** A snapshot of the counters now. */

@@ -1,6 +1,6 @@
 /** The NDJSON `eval` lines (OUT-J2, OUT-J4): rows grouped per (experiment, eval), one pass each. */
-import type { SlotReport } from "./summary.ts";
-import { isGap } from "./summary.ts";
+import type { Counts, SlotReport } from "./summary.ts";
+import { isGap, zeroCounts } from "./summary.ts";
 
 /** One NDJSON object: `type` and `at` first, then the fields of its type (OUT-J1, OUT-J2). */
 export interface NdjsonLine {
@@ -24,34 +24,14 @@ export function evalGroups(rows: readonly SlotReport[]): Iterable<SlotReport[]> 
 }
 
 /** What an `eval` line counts; the verdict and the mean score come from these. */
-interface EvalCounts {
-  passed: number;
-  failed: number;
-  errored: number;
-  skipped: number;
-  scored: number;
-  reused: number;
-  unstarted: number;
-  notNeeded: number;
-  interrupted: number;
+interface EvalCounts extends Counts {
   scoreSum: number;
 }
 
 /** The `eval` line of one (experiment, eval); one pass over its rows. */
 export function evalLine(rows: readonly SlotReport[], at: string): NdjsonLine {
   const first = rows[0]!.slot;
-  const c: EvalCounts = {
-    passed: 0,
-    failed: 0,
-    errored: 0,
-    skipped: 0,
-    scored: 0,
-    reused: 0,
-    unstarted: 0,
-    notNeeded: 0,
-    interrupted: 0,
-    scoreSum: 0,
-  };
+  const c: EvalCounts = { ...zeroCounts(), scoreSum: 0 };
   for (const r of rows) countRow(c, r);
   return {
     type: "eval",

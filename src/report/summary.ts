@@ -59,6 +59,21 @@ export type Headline =
   | "SCORED"
   | "COMPLETED";
 
+/** Counts with every field 0. */
+export function zeroCounts(): Counts {
+  return {
+    passed: 0,
+    failed: 0,
+    errored: 0,
+    skipped: 0,
+    scored: 0,
+    reused: 0,
+    unstarted: 0,
+    interrupted: 0,
+    notNeeded: 0,
+  };
+}
+
 /** Counts over every reported result, carried ones included. */
 export interface Counts {
   passed: number;
@@ -98,17 +113,7 @@ export function summarize(
   const rows = plan.slots.map((slot) =>
     rowOf(slot, outcomes[slot.position]!, options.runIdOf(slot.experimentIndex))
   );
-  const counts: Counts = {
-    passed: 0,
-    failed: 0,
-    errored: 0,
-    skipped: 0,
-    scored: 0,
-    reused: 0,
-    unstarted: 0,
-    interrupted: 0,
-    notNeeded: 0,
-  };
+  const counts = zeroCounts();
   let newTokens = 0;
   let cost: number | null = null;
   for (const row of rows) {

@@ -24,6 +24,26 @@ async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
   }
 }
 
+/** The header of Run `run-1` of experiment `exp` with `attempts` Attempts per eval. */
+function runHeader<S>(attempts: number, expectedSlots: S[]) {
+  return {
+    runId: "run-1",
+    invocationId: "inv-1",
+    experimentId: "exp",
+    niceevalVersion: "0.1.0",
+    startedAt: T0,
+    config: { agent: "det", model: null, flags: {}, provider: null, configHash: CONFIG_A },
+    options: {
+      attempts,
+      earlyExit: false,
+      timeoutMs: null,
+      budgetUSD: null,
+      rerun: "none" as const,
+    },
+    expectedSlots,
+  };
+}
+
 async function json(path: string): Promise<Record<string, unknown>> {
   return JSON.parse(await Deno.readTextFile(path));
 }
@@ -112,16 +132,7 @@ Deno.test("RecordWriter fails the settle write of an Attempt whose result is not
       carried: null,
     };
     await writer.begin([{
-      header: {
-        runId: "run-1",
-        invocationId: "inv-1",
-        experimentId: "exp",
-        niceevalVersion: "0.1.0",
-        startedAt: T0,
-        config: { agent: "det", model: null, flags: {}, provider: null, configHash: CONFIG_A },
-        options: { attempts: 1, earlyExit: false, timeoutMs: null, budgetUSD: null, rerun: "none" },
-        expectedSlots: [],
-      },
+      header: runHeader(1, []),
       slots: [slot],
     }]);
     const ref = { position: 0, experimentId: "exp", evalId: "e1", ordinal: 0 };
@@ -248,16 +259,7 @@ Deno.test("run.json lists only the expected-slot fields when the header shares t
       carried: { originRunId: "run-0", attemptId: `a-${ordinal}` },
     }));
     await writer.begin([{
-      header: {
-        runId: "run-1",
-        invocationId: "inv-1",
-        experimentId: "exp",
-        niceevalVersion: "0.1.0",
-        startedAt: T0,
-        config: { agent: "det", model: null, flags: {}, provider: null, configHash: CONFIG_A },
-        options: { attempts: 2, earlyExit: false, timeoutMs: null, budgetUSD: null, rerun: "none" },
-        expectedSlots: slots,
-      },
+      header: runHeader(2, slots),
       slots,
     }]);
     assert.deepEqual(await writer.finish("completed"), ["run-1"]);
