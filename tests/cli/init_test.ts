@@ -3,14 +3,10 @@ import { join } from "node:path";
 import { EXAMPLE_FILES, MINIMAL_CONFIG } from "../../src/cli/example_files.ts";
 import { main } from "../../src/cli/main.ts";
 import { createFakeIo } from "../_fakes/io.ts";
+import { withTempDir } from "../_helpers/temp_dir.ts";
 
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "niceeval-init-" });
-  try {
-    await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  return withTempDir(fn, "niceeval-init-");
 }
 
 async function names(dir: string): Promise<string[]> {

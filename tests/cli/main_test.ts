@@ -4,6 +4,7 @@ import { VERSION } from "../../src/_shared/version.ts";
 import { COMMANDS } from "../../src/cli/help.ts";
 import { main } from "../../src/cli/main.ts";
 import { createCapturedSink, createFakeIo, type FakeIo } from "../_fakes/io.ts";
+import { withTempDir } from "../_helpers/temp_dir.ts";
 
 async function run(args: string[], io: FakeIo = createFakeIo()) {
   const code = await main(args, io);
@@ -26,13 +27,8 @@ function assertUsageError(
   assert.equal(lines[2], "");
 }
 
-async function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await Deno.makeTempDir({ prefix: "niceeval-main-" });
-  try {
-    return await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  return withTempDir(fn, "niceeval-main-");
 }
 
 Deno.test("main() prints the bare version on stdout for --version and -v (CLI-5)", async () => {

@@ -9,17 +9,9 @@ import {
   tryAcquireLock,
 } from "../../src/coordination/mod.ts";
 import { createFakeClock } from "../_fakes/clock.ts";
+import { withTempDir } from "../_helpers/temp_dir.ts";
 
 const LOCK_MODULE = new URL("../../src/coordination/lock.ts", import.meta.url).href;
-
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir();
-  try {
-    await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
 
 /** Spawns a process that takes the lock, prints "locked" and waits for stdin to close. */
 async function holder(path: string): Promise<Deno.ChildProcess> {
@@ -43,7 +35,7 @@ for await (const _ of Deno.stdin.readable) { /* hold until stdin closes */ }`;
 }
 
 Deno.test("S165 tryAcquireLock() returns null at once for a second handle in the same process, and closing frees it", () =>
-  withDir(async (dir) => {
+  withTempDir(async (dir) => {
     const path = join(dir, "a", "b.lock");
     const first = await tryAcquireLock(path);
     assert.ok(first);
@@ -57,7 +49,7 @@ Deno.test("S165 tryAcquireLock() returns null at once for a second handle in the
   }));
 
 Deno.test("tryAcquireLock() sees a lock held by a child process, free again once it is SIGKILLed", () =>
-  withDir(async (dir) => {
+  withTempDir(async (dir) => {
     const path = join(dir, "x.lock");
     const child = await holder(path);
     try {
@@ -85,7 +77,7 @@ Deno.test("tryAcquireLock() sees a lock held by a child process, free again once
   }));
 
 Deno.test("a child started while a lock is held does not inherit it", () =>
-  withDir(async (dir) => {
+  withTempDir(async (dir) => {
     const path = join(dir, "y.lock");
     const lock = await tryAcquireLock(path);
     assert.ok(lock);
@@ -103,7 +95,7 @@ Deno.test("a child started while a lock is held does not inherit it", () =>
   }));
 
 Deno.test("a lock released while another thread spawns children is free at once", () =>
-  withDir(async (dir) => {
+  withTempDir(async (dir) => {
     // Between fork and exec a child holds a copy of every descriptor of the process; releasing
     // must not leave the lock with that copy.
     const spawner = `let go = true;
@@ -131,7 +123,7 @@ self.postMessage("stopped");`;
   }));
 
 Deno.test("acquireLock() polls on the injected clock and rejects with the abort reason", () =>
-  withDir(async (dir) => {
+  withTempDir(async (dir) => {
     const path = join(dir, "z.lock");
     const held = await tryAcquireLock(path);
     assert.ok(held);
@@ -152,7 +144,7 @@ Deno.test("acquireLock() polls on the injected clock and rejects with the abort 
   }));
 
 Deno.test("lockRecordRoot() fails with record-root-busy naming the holder pid, and treats a symlink as the same root", () =>
-  withDir(async (dir) => {
+  withTempDir(async (dir) => {
     const state = join(dir, "state");
     const root = join(dir, "record");
     const owner = { pid: 4242, hostname: "h", startedAt: "t" };
@@ -182,14 +174,14 @@ Deno.test("stateDirOf() prefers NICEEVAL_STATE_DIR, then XDG_STATE_HOME, then HO
 });
 
 Deno.test("tryAcquireLock() with create: false never creates the file and throws NotFound", () =>
-  withDir(async (dir) => {
+  withTempDir(async (dir) => {
     const path = join(dir, "missing", "r.json");
     await assert.rejects(tryAcquireLock(path, { create: false }), Deno.errors.NotFound);
     await assert.rejects(Deno.stat(join(dir, "missing")), Deno.errors.NotFound);
   }));
 
 Deno.test('tryAcquireLock() with create: "new" refuses an existing file', () =>
-  withDir(async (dir) => {
+  withTempDir(async (dir) => {
     const path = join(dir, "n.json");
     const lock = await tryAcquireLock(path, { create: "new" });
     assert.ok(lock);
@@ -201,7 +193,7 @@ Deno.test('tryAcquireLock() with create: "new" refuses an existing file', () =>
   }));
 
 Deno.test("FileLock.writeContent() replaces the content and stat() follows the inode across a rename", () =>
-  withDir(async (dir) => {
+  withTempDir(async (dir) => {
     const path = join(dir, "w.json");
     await Deno.writeTextFile(path, "a much longer previous content");
     const lock = await tryAcquireLock(path, { create: false });

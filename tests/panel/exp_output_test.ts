@@ -25,6 +25,26 @@ const PLAN = sketchPlan([{ id: "local", evals: [["a", "pass"], ["b", "pass"]] }]
 const A = slot(0, "local", "a");
 const B = slot(1, "local", "b");
 
+/** The end panel of the run where `a` failed (Attempt `locator`) and `b` passed. */
+function endPanel(duration: string, locator: string): string[] {
+  return [
+    `FAILED  ${duration}`,
+    "  1 passed · 1 failed · 0 errored  (0 reused)",
+    "  15 new tok",
+    "RESULTS  1 experiment",
+    "  local",
+    "    a  0/1 passed · 1 failed",
+    "    b  1/1 passed",
+    "FAILURES  1 failed · 0 errored",
+    "  turn succeeded · expected completed · received failed  (1×)",
+    "    reason: deterministic failure",
+    `    ✗ ${locator}  local  a#0`,
+    "NEXT",
+    "  niceeval show --run run-1",
+    "  niceeval exp local --rerun",
+  ];
+}
+
 function context(io: FakeIo): OutputContext {
   const planned = {
     plan: PLAN,
@@ -94,20 +114,7 @@ Deno.test("OUT-H16 humanOutput() in plain mode prints a heartbeat after 30 s of 
       `✗ a  local#0  failed  ${locatorOf("a-0")}`,
       "    turn succeeded · expected completed · received failed · deterministic failure",
       heartbeat2,
-      "FAILED  1m 15s",
-      "  1 passed · 1 failed · 0 errored  (0 reused)",
-      "  15 new tok",
-      "RESULTS  1 experiment",
-      "  local",
-      "    a  0/1 passed · 1 failed",
-      "    b  1/1 passed",
-      "FAILURES  1 failed · 0 errored",
-      "  turn succeeded · expected completed · received failed  (1×)",
-      "    reason: deterministic failure",
-      `    ✗ ${locatorOf("a-0")}  local  a#0`,
-      "NEXT",
-      "  niceeval show --run run-1",
-      "  niceeval exp local --rerun",
+      ...endPanel("1m 15s", locatorOf("a-0")),
       "",
     ].join("\n"),
   );
@@ -264,20 +271,7 @@ Deno.test("OUT-H17 humanOutput() with NO_COLOR redraws an unboxed, colourless pa
     [
       "out",
       [
-        "FAILED  1.0s",
-        "  1 passed · 1 failed · 0 errored  (0 reused)",
-        "  15 new tok",
-        "RESULTS  1 experiment",
-        "  local",
-        "    a  0/1 passed · 1 failed",
-        "    b  1/1 passed",
-        "FAILURES  1 failed · 0 errored",
-        "  turn succeeded · expected completed · received failed  (1×)",
-        "    reason: deterministic failure",
-        `    ✗ ${locator}  local  a#0`,
-        "NEXT",
-        "  niceeval show --run run-1",
-        "  niceeval exp local --rerun",
+        ...endPanel("1.0s", locator),
         "",
       ].join("\n"),
     ],

@@ -12,6 +12,7 @@ import { CONFIG_A, CONFIG_B, digestFor, INPUT_1, INPUT_2, writeRun } from "../_f
 import { result } from "../_fakes/results.ts";
 import { fakeSelection } from "../_fakes/plan.ts";
 import { startRun } from "../scheduler/_harness.ts";
+import { withTempDir } from "../_helpers/temp_dir.ts";
 
 const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
 const exec = (attemptId: string, verdict: "passed" | "failed" | "errored", durationMs = 1000) => ({
@@ -50,17 +51,8 @@ async function decide(
   });
 }
 
-async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir();
-  try {
-    await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
-
 Deno.test("S134 rerun tiers: none carries passed and failed, --rerun passed only, --rerun all none", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await writeRun(root, {
       runId: "r1",
       experimentId: "exp",
@@ -89,7 +81,7 @@ Deno.test("S134 rerun tiers: none carries passed and failed, --rerun passed only
   }));
 
 Deno.test("S133 a changed configuration hash makes ordinals identity-changed (config)", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await writeRun(root, {
       runId: "r1",
       experimentId: "exp",
@@ -111,7 +103,7 @@ Deno.test("S133 a changed configuration hash makes ordinals identity-changed (co
   }));
 
 Deno.test("S135 carry is per ordinal: errored, not-dispatched and missing ordinals run again", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await writeRun(root, {
       runId: "r1",
       experimentId: "exp",
@@ -138,7 +130,7 @@ Deno.test("S135 carry is per ordinal: errored, not-dispatched and missing ordina
   }));
 
 Deno.test("S135 3 eligible of 5 ordinals and one errored: 2 run, live reused stays 3, passed and failed count only the new Attempts", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await writeRun(root, {
       runId: "r1",
       experimentId: "exp",
@@ -190,7 +182,7 @@ Deno.test("S135 3 eligible of 5 ordinals and one errored: 2 run, live reused sta
   }));
 
 Deno.test("S136 a passed ordinal longer than the current timeout runs with duration-exceeds-timeout", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await writeRun(root, {
       runId: "r1",
       experimentId: "exp",
@@ -203,7 +195,7 @@ Deno.test("S136 a passed ordinal longer than the current timeout runs with durat
   }));
 
 Deno.test("S137 only the latest published Run of the experiment is a source", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await writeRun(root, {
       runId: "r-old",
       experimentId: "exp",
@@ -224,7 +216,7 @@ Deno.test("S137 only the latest published Run of the experiment is a source", ()
   }));
 
 Deno.test("loadCandidates() follows a carried member to its origin Attempt without chaining", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await writeRun(root, {
       runId: "r1",
       experimentId: "exp",
@@ -250,7 +242,7 @@ Deno.test("loadCandidates() follows a carried member to its origin Attempt witho
   }));
 
 Deno.test("carryDecider() answers new when no published Run holds the eval", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await writeRun(root, {
       runId: "r1",
       experimentId: "other",
@@ -262,7 +254,7 @@ Deno.test("carryDecider() answers new when no published Run holds the eval", () 
   }));
 
 Deno.test("loadCandidates() takes each eval from the latest published Run that holds it (CARRY-1)", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await writeRun(root, {
       runId: "r-old",
       experimentId: "exp",

@@ -7,18 +7,10 @@ import { join } from "node:path";
 import { type PublishedRun, RecordReader, slotIdOf } from "../../src/record/mod.ts";
 import { writeRun } from "../_fakes/record.ts";
 import { result } from "../_fakes/results.ts";
+import { withTempDir } from "../_helpers/temp_dir.ts";
 
 const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
 const SLOT_0 = { slotId: slotIdOf("e1", 0), evalId: "e1", ordinal: 0 };
-
-async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir();
-  try {
-    await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
 
 /** r1 executed e1#0 (Attempt "p") and e1#1 (Attempt "q"); r2 carried e1#0 from r1. */
 async function twoRuns(root: string): Promise<void> {
@@ -68,7 +60,7 @@ async function rejectsNaming(promise: Promise<unknown>, path: string, detail: Re
 }
 
 Deno.test("RecordReader.slot() reads the member and the Attempt it references, across Runs", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await twoRuns(root);
     const reader = new RecordReader(root);
     const { member, stored } = await reader.slot(await runOf(reader, "r2"), SLOT_0);
@@ -80,7 +72,7 @@ Deno.test("RecordReader.slot() reads the member and the Attempt it references, a
   }));
 
 Deno.test("RecordReader.slot() rejects a member whose slotId differs from its file name", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await twoRuns(root);
     const path = join(root, "runs", "r1", "members", `${SLOT_0.slotId}.json`);
     await edit(path, (doc) => doc.slotId = slotIdOf("e1", 1));
@@ -89,7 +81,7 @@ Deno.test("RecordReader.slot() rejects a member whose slotId differs from its fi
   }));
 
 Deno.test("RecordReader.slot() rejects a member that belongs to another slot of run.json", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await twoRuns(root);
     const path = join(root, "runs", "r1", "members", `${SLOT_0.slotId}.json`);
     await edit(path, (doc) => doc.evalId = "e9");
@@ -98,7 +90,7 @@ Deno.test("RecordReader.slot() rejects a member that belongs to another slot of 
   }));
 
 Deno.test("RecordReader.slot() rejects an executed member that references another Run (REC-5)", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await twoRuns(root);
     const path = join(root, "runs", "r2", "members", `${SLOT_0.slotId}.json`);
     await edit(path, (doc) => doc.action = "executed");
@@ -107,7 +99,7 @@ Deno.test("RecordReader.slot() rejects an executed member that references anothe
   }));
 
 Deno.test("RecordReader.slot() names the member when its origin Run is no longer published", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await twoRuns(root);
     await Deno.remove(join(root, "runs", "r1", "complete"));
     const reader = new RecordReader(root);
@@ -119,7 +111,7 @@ Deno.test("RecordReader.slot() names the member when its origin Run is no longer
   }));
 
 Deno.test("RecordReader.slot() rejects a reference to the Attempt of another ordinal", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await twoRuns(root);
     const path = join(root, "runs", "r2", "members", `${SLOT_0.slotId}.json`);
     await edit(path, (doc) => doc.attempt = { originRunId: "r1", attemptId: "q" });
@@ -128,7 +120,7 @@ Deno.test("RecordReader.slot() rejects a reference to the Attempt of another ord
   }));
 
 Deno.test("RecordReader.attempt() rejects an attempt.json that names another Attempt", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await twoRuns(root);
     const path = join(root, "runs", "r1", "attempts", "p", "attempt.json");
     await edit(path, (doc) => doc.attemptId = "q");
@@ -136,7 +128,7 @@ Deno.test("RecordReader.attempt() rejects an attempt.json that names another Att
   }));
 
 Deno.test("RecordReader.attempt() checks events.json too: truncated or malformed is record-invalid", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await twoRuns(root);
     const path = join(root, "runs", "r1", "attempts", "p", "events.json");
     const text = await Deno.readTextFile(path);
@@ -151,7 +143,7 @@ Deno.test("RecordReader.attempt() checks events.json too: truncated or malformed
   }));
 
 Deno.test("RecordReader.scan() rejects a run.json whose slotId does not match its eval and ordinal", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await twoRuns(root);
     const path = join(root, "runs", "r1", "run.json");
     await edit(path, (doc) => {
@@ -162,7 +154,7 @@ Deno.test("RecordReader.scan() rejects a run.json whose slotId does not match it
   }));
 
 Deno.test("RecordReader.markers() sorts Runs by their complete marker without reading run.json", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await twoRuns(root);
     await Deno.writeTextFile(join(root, "runs", "r1", "run.json"), "{");
     await Deno.mkdir(join(root, "runs", "r0", "members"), { recursive: true });

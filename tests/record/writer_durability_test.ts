@@ -15,6 +15,7 @@ import { createFakeClock } from "../_fakes/clock.ts";
 import { createSeededRandom } from "../_fakes/random.ts";
 import { result } from "../_fakes/results.ts";
 import { CONFIG_A, digestFor, INPUT_1 } from "../_fakes/record.ts";
+import { withTempDir } from "../_helpers/temp_dir.ts";
 
 const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
 
@@ -129,16 +130,7 @@ async function walk(dir: string, out: string[] = []): Promise<string[]> {
   return out;
 }
 
-async function withRootResult<T>(fn: (root: string) => Promise<T>): Promise<T> {
-  const root = await Deno.makeTempDir();
-  try {
-    return await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
-
-const withRoot = (fn: (root: string) => Promise<void>): Promise<void> => withRootResult(fn);
+const withRoot = (fn: (root: string) => Promise<void>): Promise<void> => withTempDir(fn);
 
 Deno.test("RecordWriter makes every entry of a Run durable before its complete marker (REC-8, REC-9)", () =>
   withRoot(async (root) => {
@@ -207,7 +199,7 @@ Deno.test("RecordWriter never publishes a Run when any directory fsync fails", a
   // Fail the 1st, 2nd, … fsync until a run has fewer fsyncs than that (coalescing varies).
   for (let at = 1; at < 100; at++) {
     const fail = { at, injected: false };
-    const done = await withRootResult(async (root) => {
+    const done = await withTempDir(async (root) => {
       const published = await writeRun(root, {
         runId: "run-1",
         startedAt: T0,

@@ -12,17 +12,9 @@ import { createFakeClock } from "../_fakes/clock.ts";
 import { createSeededRandom } from "../_fakes/random.ts";
 import { CONFIG_A, INPUT_1, writeRun } from "../_fakes/record.ts";
 import { result } from "../_fakes/results.ts";
+import { withTempDir } from "../_helpers/temp_dir.ts";
 
 const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
-
-async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir();
-  try {
-    await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
 
 /** The header of Run `run-1` of experiment `exp` with `attempts` Attempts per eval. */
 function runHeader<S>(attempts: number, expectedSlots: S[]) {
@@ -49,7 +41,7 @@ async function json(path: string): Promise<Record<string, unknown>> {
 }
 
 Deno.test("RecordWriter publishes a Run whose every slot has a member, complete marker last", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     const published = await writeRun(root, {
       runId: "run-1",
       experimentId: "exp",
@@ -99,7 +91,7 @@ Deno.test("RecordWriter publishes a Run whose every slot has a member, complete 
   }));
 
 Deno.test("RecordWriter leaves a Run with a reserved but unsettled Attempt unpublished (INT-4)", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     const published = await writeRun(root, {
       runId: "run-x",
       experimentId: "exp",
@@ -115,7 +107,7 @@ Deno.test("RecordWriter leaves a Run with a reserved but unsettled Attempt unpub
   }));
 
 Deno.test("RecordWriter fails the settle write of an Attempt whose result is not JSON", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     const writer = new RecordWriter(root, {
       clock: createFakeClock(T0),
       random: createSeededRandom(7),
@@ -153,7 +145,7 @@ Deno.test("RecordWriter fails the settle write of an Attempt whose result is not
   }));
 
 Deno.test("RecordReader recomputes verdicts from stored assertions (REC-6)", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await writeRun(root, {
       runId: "run-1",
       experimentId: "exp",
@@ -183,7 +175,7 @@ Deno.test("RecordReader recomputes verdicts from stored assertions (REC-6)", () 
   }));
 
 Deno.test("RecordReader reports a truncated run.json as record-invalid naming the file", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await writeRun(root, { runId: "run-1", experimentId: "exp", startedAt: T0, slots: [] });
     const path = join(root, "runs", "run-1", "run.json");
     const text = await Deno.readTextFile(path);
@@ -200,7 +192,7 @@ Deno.test("RecordReader reports a truncated run.json as record-invalid naming th
   }));
 
 Deno.test("RecordReader reports a missing member of a published Run as record-invalid", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await writeRun(root, {
       runId: "run-1",
       experimentId: "exp",
@@ -222,7 +214,7 @@ Deno.test("RecordReader reports a missing member of a published Run as record-in
   }));
 
 Deno.test("RecordReader refuses a record.json of a newer schema version", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await writeRun(root, { runId: "run-1", experimentId: "exp", startedAt: T0, slots: [] });
     const path = join(root, "record.json");
     const doc = JSON.parse(await Deno.readTextFile(path));
@@ -234,7 +226,7 @@ Deno.test("RecordReader refuses a record.json of a newer schema version", () =>
   }));
 
 Deno.test("RecordReader ignores a Run whose complete marker is not a zero-byte file (REC-10)", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     await writeRun(root, { runId: "run-1", experimentId: "exp", startedAt: T0, slots: [] });
     await Deno.writeTextFile(join(root, "runs", "run-1", "complete"), "x");
     const scan = await new RecordReader(root).scan();
@@ -242,7 +234,7 @@ Deno.test("RecordReader ignores a Run whose complete marker is not a zero-byte f
   }));
 
 Deno.test("run.json lists only the expected-slot fields when the header shares the writer's slots", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     const writer = new RecordWriter(root, {
       clock: createFakeClock(T0),
       random: createSeededRandom(7),
@@ -281,7 +273,7 @@ Deno.test("run.json lists only the expected-slot fields when the header shares t
   }));
 
 Deno.test("RecordWriter ignores events of positions outside its Runs", () =>
-  withRoot(async (root) => {
+  withTempDir(async (root) => {
     const writer = new RecordWriter(root, {
       clock: createFakeClock(T0),
       random: createSeededRandom(8),

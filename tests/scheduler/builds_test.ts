@@ -208,13 +208,18 @@ Deno.test("runPlan() builds each key once, at most maxBuildConcurrency at a time
   assert.deepEqual(run.scheduler.snapshot().builds, { running: 0, pending: 0, done: 3, failed: 0 });
 });
 
-Deno.test("runPlan() settles the slots of a build that never ends sandbox-build-timeout after 30 min", async () => {
-  const builder = buildingProvider();
-  const run = await start(builder, {
+/** One eval on one lane whose sandbox needs an image build. */
+function oneImageSpec() {
+  return {
     cap: 1,
     evals: [{ id: "a", sandbox: localSandbox({ passEnv: ["IMAGE_A"] }) }],
     experiments: [{ id: "x", sandbox: null }],
-  });
+  };
+}
+
+Deno.test("runPlan() settles the slots of a build that never ends sandbox-build-timeout after 30 min", async () => {
+  const builder = buildingProvider();
+  const run = await start(builder, oneImageSpec());
   await run.flush();
   await run.clock.tickAsync(BUILD_TIMEOUT_MS - 1);
   assert.equal(builder.builds[0]!.signal.aborted, false);
@@ -230,11 +235,7 @@ Deno.test("runPlan() settles the slots of a build that never ends sandbox-build-
 
 Deno.test("runPlan() closes build waiters interrupted and aborts the build on interrupt", async () => {
   const builder = buildingProvider();
-  const run = await start(builder, {
-    cap: 1,
-    evals: [{ id: "a", sandbox: localSandbox({ passEnv: ["IMAGE_A"] }) }],
-    experiments: [{ id: "x", sandbox: null }],
-  });
+  const run = await start(builder, oneImageSpec());
   await run.flush();
   run.interrupt.abort();
   const outcomes = await run.finish();

@@ -1,7 +1,7 @@
 /** Section G of scenarios.md: eval groups (GRP-1 … GRP-6, CHAIN-1), on the fake provider. */
 import assert from "node:assert/strict";
 import { UsageError } from "../../src/_shared/mod.ts";
-import { ledgerGitArgv, sandboxLayer } from "../../src/sandbox/mod.ts";
+import { ledgerGitArgv, type SandboxLayer, sandboxLayer } from "../../src/sandbox/mod.ts";
 import { outcomeSummary } from "./_harness.ts";
 import { type SandboxRunSpec, startSandboxRun } from "./_sandbox_harness.ts";
 
@@ -19,6 +19,28 @@ function groupSpec(
     experiments: [{ id: "x", attempts: 2 }],
     groups: [{ id: "g", onUnavailable: "stop-group", members }],
     ...extra,
+  };
+}
+
+/**
+ * One lane (cap 1) over group `g` of two 5 ms members, `attempts` each, meeting an unavailable
+ * sandbox with `onUnavailable`; `layer` is the group's own layer.
+ */
+function laneSpec(
+  onUnavailable: "stop-group" | "replace-sandbox",
+  options: { attempts?: number; layer?: SandboxLayer; provider?: SandboxRunSpec["provider"] } = {},
+): SandboxRunSpec {
+  return {
+    cap: 1,
+    evals: [{ id: "g/a", groupId: "g", durationMs: 5 }, { id: "g/b", groupId: "g", durationMs: 5 }],
+    experiments: [{ id: "x", ...(options.attempts ? { attempts: options.attempts } : {}) }],
+    groups: [{
+      id: "g",
+      onUnavailable,
+      members: ["g/a", "g/b"],
+      ...(options.layer ? { sandbox: options.layer } : {}),
+    }],
+    ...(options.provider ? { provider: options.provider } : {}),
   };
 }
 
@@ -129,13 +151,11 @@ Deno.test("S47 stop-group: a failed first create errors it, skips the other 3, a
 });
 
 Deno.test("S48 replace-sandbox: one failure gets a replacement, a second in that phase stops", async (t) => {
-  const spec = (failures: number): SandboxRunSpec => ({
-    cap: 1,
-    evals: [{ id: "g/a", groupId: "g", durationMs: 5 }, { id: "g/b", groupId: "g", durationMs: 5 }],
-    experiments: [{ id: "x", attempts: 2 }],
-    groups: [{ id: "g", onUnavailable: "replace-sandbox", members: ["g/a", "g/b"] }],
-    provider: { failures: Array(failures).fill("fatal") },
-  });
+  const spec = (failures: number): SandboxRunSpec =>
+    laneSpec("replace-sandbox", {
+      attempts: 2,
+      provider: { failures: Array(failures).fill("fatal") },
+    });
   await t.step("one create failure: the next slot creates a replacement", async () => {
     const run = await startSandboxRun(spec(1));
     const outcomes = await run.finish();
@@ -187,17 +207,13 @@ Deno.test("S49 a carried group ordinal never runs and the next lane slot does no
 
 Deno.test("GRP-6 stop-group: a failed workdir reset after a member stops the lane", async () => {
   const reset = ledgerGitArgv(["reset", "-q", "--hard", "niceeval-anchor"]).join(" ");
-  const run = await startSandboxRun({
-    cap: 1,
-    evals: [{ id: "g/a", groupId: "g", durationMs: 5 }, { id: "g/b", groupId: "g", durationMs: 5 }],
-    experiments: [{ id: "x" }],
-    groups: [{ id: "g", onUnavailable: "stop-group", members: ["g/a", "g/b"] }],
+  const run = await startSandboxRun(laneSpec("stop-group", {
     provider: {
       exec: (command) => ({
         exitCode: "argv" in command && command.argv.join(" ") === reset ? 1 : 0,
       }),
     },
-  });
+  }));
   const outcomes = await run.finish();
   // Cleanup never changes a verdict (rule 39): the member that ran keeps its own.
   assert.deepEqual(outcomeSummary(run.plan, outcomes), [
@@ -221,17 +237,7 @@ Deno.test("GRP-6 replace-sandbox: a failed setup hook retires the sandbox and th
     setups++;
     if (setups === 1) throw new Error("first setup broke");
   });
-  const run = await startSandboxRun({
-    cap: 1,
-    evals: [{ id: "g/a", groupId: "g", durationMs: 5 }, { id: "g/b", groupId: "g", durationMs: 5 }],
-    experiments: [{ id: "x", attempts: 2 }],
-    groups: [{
-      id: "g",
-      onUnavailable: "replace-sandbox",
-      members: ["g/a", "g/b"],
-      sandbox: layer,
-    }],
-  });
+  const run = await startSandboxRun(laneSpec("replace-sandbox", { attempts: 2, layer }));
   const outcomes = await run.finish();
   assert.deepEqual(outcomeSummary(run.plan, outcomes), [
     "x:g/a#0 errored",
@@ -253,17 +259,7 @@ Deno.test("GRP-6 replace-sandbox: a failed setup hook retires the sandbox and th
 
 Deno.test("GRP-6 replace-sandbox: a second prepare failure stops the lane", async () => {
   const layer = sandboxLayer().prepare(() => Promise.reject(new Error("prepare broke")));
-  const run = await startSandboxRun({
-    cap: 1,
-    evals: [{ id: "g/a", groupId: "g", durationMs: 5 }, { id: "g/b", groupId: "g", durationMs: 5 }],
-    experiments: [{ id: "x", attempts: 2 }],
-    groups: [{
-      id: "g",
-      onUnavailable: "replace-sandbox",
-      members: ["g/a", "g/b"],
-      sandbox: layer,
-    }],
-  });
+  const run = await startSandboxRun(laneSpec("replace-sandbox", { attempts: 2, layer }));
   const outcomes = await run.finish();
   assert.deepEqual(outcomeSummary(run.plan, outcomes), [
     "x:g/a#0 errored",
