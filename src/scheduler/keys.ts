@@ -17,7 +17,7 @@ export function roundsOf(runnable: number, experimentCap: number | null, g0: num
  * eval discovery index; wave w holds the w-th runnable slot of every lane. Linear in the number
  * of slots (after one sort).
  */
-export function priorityKeys(plan: Plan, g0: number): (readonly number[] | undefined)[] {
+function priorityKeys(plan: Plan, g0: number): (readonly number[] | undefined)[] {
   const keys = new Array<readonly number[] | undefined>(plan.slots.length);
   const byExperiment = plan.experiments.map((): PlannedSlot[] => []);
   for (const slot of plan.slots) {

@@ -57,7 +57,7 @@ export {
   SEND_MAX_TRIES,
 } from "./constants.ts";
 export { sendBackoffMs } from "./retry.ts";
-export { priorityKeys, roundsOf } from "./keys.ts";
+export { roundsOf } from "./keys.ts";
 export { compareKeys, PriorityQueue } from "./priority_queue.ts";
 export type { PriorityKey } from "./priority_queue.ts";
 export { PriorityGate } from "./gate.ts";
