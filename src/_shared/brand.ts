@@ -3,6 +3,7 @@
  * definition made by another copy of the API is still recognised; niceeval never uses
  * `instanceof` on definitions.
  */
+import { types } from "node:util";
 
 /** The registry key of the brand. */
 export const DEFINITION_KEY: unique symbol = Symbol.for("niceeval.definition") as never;
@@ -39,16 +40,31 @@ export function brand<T extends object>(target: T, kind: DefinitionKind): T {
   return target;
 }
 
-/** Reads the brand of any value, or `undefined` when it has none. */
+/**
+ * Reads the brand of any value, or `undefined` when it has none. Never throws and runs no user
+ * code: only an object (no Proxy) whose brand is an own data property counts, as `brand` makes
+ * them, so a Proxy with throwing traps, a brand getter or a revoked Proxy is simply unbranded.
+ */
 export function readBrand(value: unknown): Brand | undefined {
   if ((typeof value !== "object" && typeof value !== "function") || value === null) {
     return undefined;
   }
-  const raw = (value as Record<symbol, unknown>)[DEFINITION_KEY];
-  if (typeof raw !== "object" || raw === null) return undefined;
-  const { kind, version } = raw as Record<string, unknown>;
+  if (isProxy(value)) return undefined;
+  // A definition holds data only: a getter would run user code wherever niceeval reads it.
+  const own = Object.getOwnPropertyDescriptors(value);
+  if (Reflect.ownKeys(own).some((key) => !("value" in own[key as string]!))) return undefined;
+  const raw = Object.getOwnPropertyDescriptor(value, DEFINITION_KEY)?.value;
+  if (typeof raw !== "object" || raw === null || isProxy(raw)) return undefined;
+  const kind = Object.getOwnPropertyDescriptor(raw, "kind")?.value;
+  const version = Object.getOwnPropertyDescriptor(raw, "version")?.value;
   if (typeof kind !== "string" || typeof version !== "number") return undefined;
   return { kind: kind as DefinitionKind, version };
+}
+
+/** True when `value` is a Proxy (revoked ones included): its every read may run user code. */
+export function isProxy(value: unknown): boolean {
+  return (typeof value === "object" || typeof value === "function") && value !== null &&
+    types.isProxy(value);
 }
 
 /** True when `value` carries a current-version brand of `kind`. */

@@ -91,18 +91,33 @@ export class AgentSendError extends Error {
   }
 }
 
-/** Returns the message of any thrown value, for one-line reports. */
+/**
+ * Returns the message of any thrown value, for one-line reports. Never throws: user code may throw
+ * a Proxy, an object whose `message` getter or `toString` throws, or a symbol.
+ */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === "string") return error;
   try {
-    return JSON.stringify(error) ?? String(error);
+    if (error instanceof Error) return String(error.message);
+    if (typeof error === "string") return error;
+    try {
+      return JSON.stringify(error) ?? String(error);
+    } catch {
+      return String(error);
+    }
   } catch {
-    return String(error);
+    return `a thrown ${typeof error} that cannot be described`;
   }
 }
 
-/** Checks a thrown value's `name`, which survives two copies of the API (no `instanceof`). */
+/**
+ * Checks a thrown value's `name`, which survives two copies of the API (no `instanceof`). A value
+ * whose `name` cannot be read has no name.
+ */
 export function hasErrorName(error: unknown, name: string): boolean {
-  return typeof error === "object" && error !== null && (error as { name?: unknown }).name === name;
+  try {
+    return typeof error === "object" && error !== null &&
+      (error as { name?: unknown }).name === name;
+  } catch {
+    return false;
+  }
 }

@@ -27,6 +27,13 @@ export interface AttemptError {
   readonly phase: string;
   readonly message: string;
   readonly scope: "attempt" | "eval" | "experiment";
+  /**
+   * `<project-relative file>:<line>:<column>` of the user frame that threw, or null (no Error
+   * thrown, a non-Error thrown, or no frame in the project).
+   */
+  readonly location: string | null;
+  /** The thrown error's stack trimmed to user frames, one `at …` line each, or null. */
+  readonly stack: string | null;
 }
 
 /** One retry tally of an Attempt. */

@@ -1,8 +1,8 @@
 /**
  * @module _shared
  * Cross-cutting building blocks with no domain knowledge: error families, the run-event contract,
- * the clock and random seams, JSON helpers, definition brands, option validation, number formats
- * and the version.
+ * the clock and random seams, JSON helpers, definition brands, option validation, number formats,
+ * credential redaction, input limits, operating-system error helpers and the version.
  */
 export { abortKind, AbortReason } from "./abort.ts";
 export type { AbortKind } from "./abort.ts";
@@ -47,8 +47,26 @@ export {
   sha256Hex,
 } from "./json.ts";
 export type { JsonObject, JsonValue } from "./json.ts";
+export {
+  MAX_ATTEMPTS,
+  MAX_BUDGET_USD,
+  MAX_BUILD_CONCURRENCY,
+  MAX_CONCURRENCY,
+  MAX_CREATES_PER_SECOND,
+  MAX_PRICE_PER_MTOK,
+  MAX_TIMER_MS,
+  MIN_CREATES_PER_SECOND,
+} from "./limits.ts";
+export { isOsError, osErrorReason } from "./os_error.ts";
 export { check, checkOptions, closest, describe, editDistance } from "./options.ts";
 export type { OptionTable } from "./options.ts";
 export { randomHex8, realRandom } from "./random.ts";
+export {
+  credentialValues,
+  isCredentialName,
+  MIN_SECRET_LENGTH,
+  REDACTED,
+  Redactor,
+} from "./redact.ts";
 export type { Random } from "./random.ts";
 export { VERSION } from "./version.ts";

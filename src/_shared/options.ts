@@ -4,6 +4,8 @@
  */
 import { DefinitionError } from "./errors.ts";
 import { deepFreeze, findNonJson, isPlainObject, type JsonValue } from "./json.ts";
+import { isProxy } from "./brand.ts";
+import { MAX_TIMER_MS } from "./limits.ts";
 
 /** The option table of one definition kind. */
 export interface OptionTable {
@@ -42,14 +44,14 @@ export function checkOptions(
       throw new DefinitionError(
         "definition.reserved-option",
         path,
-        `option "${key}" is reserved and cannot be set`,
+        `option ${JSON.stringify(key)} is reserved and cannot be set`,
       );
     }
     if (table.later?.includes(key)) {
       throw new DefinitionError(
         "definition.unsupported-option",
         path,
-        `option "${key}" is not supported in this release`,
+        `option ${JSON.stringify(key)} is not supported in this release`,
       );
     }
     if (!table.known.includes(key)) {
@@ -57,7 +59,7 @@ export function checkOptions(
       throw new DefinitionError(
         "definition.unknown-option",
         path,
-        `unknown ${what} option "${key}"${near ? ` (did you mean "${near}"?)` : ""}`,
+        `unknown ${what} option ${JSON.stringify(key)}${near ? ` (did you mean "${near}"?)` : ""}`,
       );
     }
     out[key] = value;
@@ -67,7 +69,7 @@ export function checkOptions(
       throw new DefinitionError(
         "definition.missing-option",
         prefix ? `${prefix}.${key}` : key,
-        `option "${key}" is required`,
+        `option ${JSON.stringify(key)} is required`,
       );
     }
   }
@@ -105,6 +107,7 @@ export function editDistance(a: string, b: string): number {
 /** A short description of a value for messages: `got 0`, `got "x"`, `got an array`. */
 export function describe(value: unknown): string {
   if (value === null) return "null";
+  if (isProxy(value)) return "a Proxy";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") {
     return JSON.stringify(value.length > 40 ? value.slice(0, 40) + "…" : value);
@@ -125,21 +128,37 @@ function invalid(path: string, _what: string, expected: string, value: unknown):
 
 /** Validators that throw `definition.invalid-value`; `what` names the definition. */
 export const check = {
-  positiveInteger(value: unknown, path: string, what: string): number {
+  /** An integer from 1 to `max` (default: the largest timer delay, docs/limits.md). */
+  positiveInteger(value: unknown, path: string, what: string, max = MAX_TIMER_MS): number {
     if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
       invalid(path, what, "a positive integer", value);
     }
+    if (value > max) invalid(path, what, `an integer ≤ ${max}`, value);
     return value;
   },
-  nonNegativeNumber(value: unknown, path: string, what: string): number {
+  /** A finite number from 0 to `max`. */
+  nonNegativeNumber(value: unknown, path: string, what: string, max = Infinity): number {
     if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
       invalid(path, what, "a finite number ≥ 0", value);
     }
+    if (value > max) invalid(path, what, `a number ≤ ${max}`, value);
     return value;
   },
-  positiveNumber(value: unknown, path: string, what: string): number {
+  /** A finite number above 0, from `min` to `max` when they are given. */
+  positiveNumber(
+    value: unknown,
+    path: string,
+    what: string,
+    range: { min?: number; max?: number } = {},
+  ): number {
     if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
       invalid(path, what, "a finite number > 0", value);
+    }
+    if (range.min !== undefined && value < range.min) {
+      invalid(path, what, `a number ≥ ${range.min}`, value);
+    }
+    if (range.max !== undefined && value > range.max) {
+      invalid(path, what, `a number ≤ ${range.max}`, value);
     }
     return value;
   },

@@ -4,7 +4,7 @@
  */
 import { DefinitionError } from "../_shared/mod.ts";
 import { deepFreeze, isPlainObject, type JsonValue } from "../_shared/mod.ts";
-import { check, checkOptions, describe } from "../_shared/mod.ts";
+import { check, checkOptions, describe, MAX_TIMER_MS } from "../_shared/mod.ts";
 import { choices, jsonProblem } from "./_problem.ts";
 import type { AgentContext, EvidenceCoverage, TurnInput, Usage } from "./types.ts";
 import { copyUsage, USAGE_FIELDS, validateUsage } from "./usage.ts";
@@ -161,7 +161,7 @@ export function checkReply(value: unknown, path: string): ScriptReply {
   if (reply.data !== undefined) out.data = checkJson(reply.data, `${path}.data`);
   if (reply.usage !== undefined) out.usage = checkUsage(reply.usage, `${path}.usage`);
   if (reply.delayMs !== undefined) {
-    out.delayMs = check.nonNegativeNumber(reply.delayMs, `${path}.delayMs`, WHAT);
+    out.delayMs = check.nonNegativeNumber(reply.delayMs, `${path}.delayMs`, WHAT, MAX_TIMER_MS);
   }
   if (reply.reject !== undefined) out.reject = checkReject(reply.reject, `${path}.reject`);
   return deepFreeze(out) as ScriptReply;
@@ -197,7 +197,12 @@ function checkReject(value: unknown, path: string): ScriptReply["reject"] {
     out.times = check.positiveInteger(reject.times, `${path}.times`, WHAT);
   }
   if (reject.retryAfterMs !== undefined) {
-    out.retryAfterMs = check.nonNegativeNumber(reject.retryAfterMs, `${path}.retryAfterMs`, WHAT);
+    out.retryAfterMs = check.nonNegativeNumber(
+      reject.retryAfterMs,
+      `${path}.retryAfterMs`,
+      WHAT,
+      MAX_TIMER_MS,
+    );
   }
   return out as ScriptReply["reject"];
 }

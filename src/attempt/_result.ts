@@ -9,6 +9,7 @@ import { estimateCost, foldVerdict, type SealedAssertion } from "../expect/mod.t
 import type { PlannedSlot } from "../plan/mod.ts";
 import type { AbandonAttempt, AttemptControl } from "../scheduler/mod.ts";
 import type { RunDeps } from "./run_attempt.ts";
+import type { RecordedFailure } from "./failure.ts";
 import type { AttemptState } from "./state.ts";
 
 /** Folds what the Attempt recorded into its result; the details are copies, frozen. */
@@ -64,7 +65,7 @@ export function sealResult(
     score: verdict === "scored" ? earned : null,
     scoreResult: folded.score,
     skipReason,
-    error: failure && outcome === "errored" ? failure : null,
+    error: failure && outcome === "errored" ? tracedError(failure, deps) : null,
     startedAt: control.startedAt,
     endedAt,
     timedMs: endedAt - control.startedAt,
@@ -84,28 +85,38 @@ export function sealResult(
 
 /**
  * The Attempt's execution error: at the deadline always `timeout`, whatever the body recorded or
- * did afterwards (TIME-3); otherwise the first recorded failure.
+ * did afterwards (TIME-3); otherwise the first recorded failure, with the value it threw.
  */
 function executionError(
   slot: PlannedSlot,
   state: AttemptState,
   abort: string | undefined,
-): AttemptError | null {
+): RecordedFailure | null {
   if (abort === "timeout") {
     return {
       code: "timeout",
       phase: "test",
       message: `The Attempt exceeded its ${slot.timeoutMs} ms deadline`,
       scope: "attempt",
+      error: undefined,
     };
   }
-  const failure = state.failure;
-  if (failure === undefined) return null;
+  return state.failure ?? null;
+}
+
+/**
+ * The recorded error of an errored Attempt, with the user frames of the value it threw: only
+ * here, once per errored Attempt, is a stack read and trimmed.
+ */
+function tracedError(failure: RecordedFailure, deps: RunDeps): AttemptError {
+  const trace = deps.callSites.trace(failure.error);
   return {
     code: failure.code,
     phase: failure.phase,
     message: failure.message,
     scope: failure.scope,
+    location: trace.location,
+    stack: trace.stack,
   };
 }
 
@@ -137,6 +148,8 @@ export function abandonedResult(
         message:
           `The Attempt exceeded its ${slot.timeoutMs} ms deadline and did not return after its signal aborted; abandoned`,
         scope: "attempt",
+        location: null,
+        stack: null,
       }
       : null,
     startedAt: info.startedAt,

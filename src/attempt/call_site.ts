@@ -1,9 +1,15 @@
-/** Finds the user call site of an assertion: the first stack frame inside the project. */
+/**
+ * Finds user frames in stacks: the call site of an assertion (the first stack frame inside the
+ * project) and the location and trimmed stack of an error that user code threw.
+ */
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The location of a frame: `at fn (<where>:<line>:<col>)` or `at <where>:<line>:<col>`. */
-const FRAME_REGEXP = /^\s*at (?:.*? \()?(.+?):(\d+):(\d+)\)?$/;
+/**
+ * A frame: `at fn (<where>:<line>:<col>)` or `at <where>:<line>:<col>`. Groups: the function
+ * part (when there is one), where, line, column.
+ */
+const FRAME_REGEXP = /^\s*at (?:(.*?) \()?(.+?):(\d+):(\d+)\)?$/;
 /** A location that is a URL or a runtime-internal module, never a project-relative path. */
 const SCHEME_REGEXP = /^[a-z][a-z0-9+.-]*:/i;
 /** What a rewritten project-relative frame location may look like. */
@@ -20,6 +26,14 @@ const NARROW_FRAMES = 3;
 const MAX_MEMO = 1_000;
 /** Bound of the per-finder set of call sites handed out; beyond it, sites are not shared. */
 const MAX_SITES = 10_000;
+/** User frames kept in an error's trimmed stack (V8 formats 10 frames by default). */
+const MAX_TRACE_FRAMES = 10;
+/** Characters of an error's trimmed stack; frames past the bound are dropped. */
+const MAX_TRACE_CHARS = 4_096;
+/** Lines of an error's stack looked at: a long message must not make the trim costly. */
+const MAX_TRACE_LINES = 200;
+/** Errors looked at along a `cause` chain when the thrown one has no user frame. */
+const MAX_CAUSES = 4;
 
 /** V8's stack-trace API on `Error`. */
 interface V8ErrorConstructor {
@@ -31,6 +45,21 @@ const V8_ERROR = Error as unknown as V8ErrorConstructor;
 
 /** A function that is on the stack of every capture: frames above its call are skipped. */
 export type FrameMarker = (...args: never[]) => unknown;
+
+/** Where a thrown error came from in the project. */
+export interface ErrorTrace {
+  /** `<project-relative file>:<line>:<column>` of the first user frame, or null. */
+  readonly location: string | null;
+  /**
+   * The user frames, one `at [<fn> (]<file>:<line>:<column>[)]` line each (the message is not
+   * repeated), at most {@link MAX_TRACE_FRAMES} frames and {@link MAX_TRACE_CHARS} characters;
+   * null without a user frame.
+   */
+  readonly stack: string | null;
+}
+
+/** The trace of a value without a user frame: a non-Error throw, or an error of niceeval's own. */
+const NO_TRACE: ErrorTrace = Object.freeze({ location: null, stack: null });
 
 /**
  * Finds call sites for one project root. The stack is captured as text, formatted by whoever
@@ -88,13 +117,25 @@ export class CallSiteFinder {
     return this.#firstProjectFrame(stackText(this.find, CAPTURE_FRAMES).split("\n"));
   }
 
+  /**
+   * The location and trimmed stack of a thrown value: the frames of its stack that lie in the
+   * project outside `node_modules` and niceeval's own sources, as {@link find} looks for them;
+   * runtime frames (`ext:`, `node:`) and files outside the root (the npm cache) are dropped. When
+   * the thrown error has no user frame, its `cause` chain is looked at (niceeval wraps some
+   * errors). A value that is not an `Error`, or whose stack cannot be read, has no trace. Meant
+   * for the error of an errored Attempt only: reading `error.stack` formats the whole stack.
+   */
+  trace(error: unknown): ErrorTrace {
+    return errorTrace(error, (where) => this.#projectRelative(where));
+  }
+
   /** The first frame line (after the header) that lies in the project, formatted. */
   #firstProjectFrame(lines: readonly string[]): string | null {
     for (let i = 1; i < lines.length; i++) {
       const match = FRAME_REGEXP.exec(lines[i]!);
       if (!match) continue;
-      const rel = this.#projectRelative(match[1]!);
-      if (rel !== undefined) return this.#shared(`${rel}:${match[2]}`);
+      const rel = this.#projectRelative(match[2]!);
+      if (rel !== undefined) return this.#shared(`${rel}:${match[3]}`);
     }
     return null;
   }
@@ -168,10 +209,67 @@ export function callSiteOf(stack: string | undefined, root: string, ownDir: stri
   for (const line of (stack ?? "").split("\n").slice(1)) {
     const match = FRAME_REGEXP.exec(line);
     if (!match) continue;
-    const rel = projectRelative(match[1]!, root, ownDir);
-    if (rel !== undefined) return `${rel}:${match[2]}`;
+    const rel = projectRelative(match[2]!, root, ownDir);
+    if (rel !== undefined) return `${rel}:${match[3]}`;
   }
   return null;
+}
+
+function errorTrace(
+  error: unknown,
+  relativeOf: (where: string) => string | undefined,
+): ErrorTrace {
+  try {
+    let current = error;
+    for (let i = 0; i < MAX_CAUSES && current instanceof Error; i++) {
+      const stack = current.stack;
+      if (typeof stack !== "string") return NO_TRACE;
+      const trace = userFrames(framesOf(current, stack), relativeOf);
+      if (trace !== NO_TRACE) return trace;
+      current = current.cause;
+    }
+    return NO_TRACE;
+  } catch {
+    // A hostile thrown value (a Proxy trap, a throwing getter) has no location; never a crash.
+    return NO_TRACE;
+  }
+}
+
+/**
+ * The frames part of a stack: its `<name>: <message>` header cut off, so that no line of a
+ * message is read as a frame.
+ */
+function framesOf(error: Error, stack: string): string {
+  const header = `${error.name}: ${error.message}`;
+  return stack.startsWith(header) ? stack.slice(header.length) : stack;
+}
+
+function userFrames(
+  stack: string,
+  relativeOf: (where: string) => string | undefined,
+): ErrorTrace {
+  const frames: string[] = [];
+  let location: string | null = null;
+  let chars = 0;
+  let start = 0;
+  for (let n = 0; n < MAX_TRACE_LINES && start < stack.length; n++) {
+    const end = stack.indexOf("\n", start);
+    const line = stack.slice(start, end < 0 ? stack.length : end);
+    start = end < 0 ? stack.length : end + 1;
+    const match = FRAME_REGEXP.exec(line);
+    if (!match) continue;
+    const rel = relativeOf(match[2]!);
+    if (rel === undefined) continue;
+    const where = `${rel}:${match[3]}:${match[4]}`;
+    location ??= where;
+    const frame = match[1] ? `at ${match[1]} (${where})` : `at ${where}`;
+    if (chars + frame.length + 1 > MAX_TRACE_CHARS) break;
+    frames.push(frame);
+    chars += frame.length + 1;
+    if (frames.length === MAX_TRACE_FRAMES) break;
+  }
+  if (location === null) return NO_TRACE;
+  return { location, stack: frames.length > 0 ? frames.join("\n") : null };
 }
 
 function projectRelative(where: string, root: string, ownDir: string): string | undefined {

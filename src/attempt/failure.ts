@@ -6,8 +6,11 @@ import { errorMessage, hasErrorName } from "../_shared/mod.ts";
 import type { AttemptError } from "../_shared/mod.ts";
 import type { ExperimentDefinition, FailureClass, FailureInfo } from "../discovery/mod.ts";
 
-/** A failure as the runner records it. */
-export interface RecordedFailure extends AttemptError {
+/**
+ * A failure as the runner records it, with the thrown value: its location and trimmed stack are
+ * derived only when the Attempt settles errored.
+ */
+export interface RecordedFailure extends Omit<AttemptError, "location" | "stack"> {
   readonly error: unknown;
 }
 

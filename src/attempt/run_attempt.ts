@@ -52,6 +52,16 @@ export interface AttemptRunnerOptions {
   readonly sandboxes?: SandboxRuntime;
   /** Host environment snapshot, read by built-in agents through `ctx.env` (credentials only). */
   readonly hostEnv?: Readonly<Record<string, string>>;
+  /**
+   * Attributes `console.*` output made during an Attempt to that Attempt's log (authoring.md
+   * §7.1 rule 2): the whole Attempt runs inside `console.run(state, …)`. Default: no attribution.
+   */
+  readonly console?: AttemptConsoleScope;
+}
+
+/** Runs work with `console.*` output attributed to an Attempt's {@link AttemptState.log}. */
+export interface AttemptConsoleScope {
+  run<T>(target: { log(text: string): void }, work: () => T): T;
 }
 
 /**
@@ -94,12 +104,24 @@ export interface RunDeps extends AttemptRunnerOptions {
   readonly env?: ((name: string) => string | undefined) | undefined;
 }
 
-async function runOne(
+function runOne(
   slot: PlannedSlot,
   control: AttemptControl,
   deps: RunDeps,
 ): Promise<AttemptResult> {
   const scope = new AttemptScope(slot, control, deps);
+  // Everything the Attempt starts (sandbox, agent, body, teardown) inherits the attribution.
+  return deps.console
+    ? deps.console.run(scope.state, () => runScope(scope, slot, control, deps))
+    : runScope(scope, slot, control, deps);
+}
+
+async function runScope(
+  scope: AttemptScope,
+  slot: PlannedSlot,
+  control: AttemptControl,
+  deps: RunDeps,
+): Promise<AttemptResult> {
   const { agent, state, recorder, settled } = scope;
   const failures: FailureContext = scope;
   const { t, lines } = createTestContext(scope);

@@ -117,7 +117,10 @@ export class AttemptState {
     });
   }
 
-  /** Keeps a log line. */
+  /**
+   * Keeps a log line: `t.log`, `ctx.log`, sandbox command evidence, and `console.*` output made
+   * during the Attempt (the runner's `console` option hands this state to the console scope).
+   */
   log(text: string): void {
     this.logs.push({ at: this.#clock.now(), text });
   }

@@ -5,11 +5,13 @@ import { lockRecordRoot, stateDirOf } from "../coordination/mod.ts";
 import { isTempName, RecordReader } from "../record/mod.ts";
 import { DEFAULT_RECORD_ROOT } from "./exp_defaults.ts";
 import type { Io } from "./io.ts";
+import { checkRecordRoot } from "./path_flags.ts";
 export { CLEAN_FLAGS } from "./clean_flags.ts";
 
 /** Runs `clean`; published Runs are never touched. */
 export async function runClean(io: Io, options: { record?: string }): Promise<number> {
   const root = resolve(io.cwd, options.record ?? DEFAULT_RECORD_ROOT);
+  await checkRecordRoot(root, options.record);
   try {
     await Deno.stat(root);
   } catch {

@@ -23,6 +23,7 @@ import { finishRun, type Invocation, openInvocation } from "./exp_invocation.ts"
 import type { Io } from "./io.ts";
 import { openSandboxes, planRun, type SandboxWiring } from "./plan_run.ts";
 import { loadProject, printWarnings, requireConfig } from "./project.ts";
+import { checkRecordRoot, junitTarget } from "./path_flags.ts";
 import { DEFAULT_RECORD_ROOT } from "./exp_defaults.ts";
 import { unpublishedWarning } from "./exp_warnings.ts";
 
@@ -33,6 +34,8 @@ export async function runExp(io: Io, options: ExpOptions): Promise<number> {
     return await runTeardownMode(io, options.teardown);
   }
   const recordRoot = resolve(io.cwd, options.record ?? DEFAULT_RECORD_ROOT);
+  await checkRecordRoot(recordRoot, options.record);
+  if (options.junit !== undefined) await junitTarget(io.cwd, options.junit);
   if (options.dry) return await runDry(io, options, recordRoot);
   await requireConfig(io.cwd);
   await using _lock = await lockRecordRoot(recordRoot, stateDirOf(io.env), {
@@ -125,7 +128,11 @@ async function execute(
 ): Promise<number> {
   const { sandboxes, coordination } = wiring;
   const stop = new AbortController();
-  const writer = new RecordWriter(inv.recordRoot, { clock: io.clock, random: io.random });
+  const writer = new RecordWriter(inv.recordRoot, {
+    clock: io.clock,
+    random: io.random,
+    redactor: io.redactor,
+  });
   writer.onFailure = (error) => {
     inv.output.writeFailure(error);
     stop.abort(error);
@@ -152,6 +159,7 @@ async function execute(
         clock: io.clock,
         random: io.random,
         pricing: inv.pricing,
+        ...(io.console ? { console: io.console } : {}),
         ...sandboxes.runner,
       }),
       {

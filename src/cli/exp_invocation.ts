@@ -12,6 +12,8 @@ import { unpublishedWarning } from "./exp_warnings.ts";
 import type { Io } from "./io.ts";
 import { type PlannedRun, slotIdentity } from "./plan_run.ts";
 import type { LoadedProject } from "./project.ts";
+import { assertReplaceable, junitTarget } from "./path_flags.ts";
+import { oneLine } from "./flags.ts";
 
 /** Everything one running Invocation holds. */
 export interface Invocation {
@@ -206,15 +208,17 @@ async function writeJunit(
       startedAt: inv.startedAt,
       endedAt: completedAt,
     })),
-    { startedAt: inv.startedAt, endedAt: completedAt },
+    { startedAt: inv.startedAt, endedAt: completedAt, redactor: io.redactor },
   );
   try {
-    const full = path.startsWith("/") ? path : `${io.cwd}/${path}`;
-    await Deno.mkdir(dirname(full), { recursive: true });
-    await writeTextAtomic(full, xml, io.random);
+    // Checked again: the path may have changed during the run. Only a regular file is ever
+    // replaced, and the rename re-checks that right before it happens (JUNIT-6).
+    const target = await junitTarget(io.cwd, path, { usage: false });
+    await Deno.mkdir(dirname(target), { recursive: true });
+    await writeTextAtomic(target, xml, io.random, { beforeRename: assertReplaceable });
     return true;
   } catch (error) {
-    inv.output.reporterFailed("junit", path, errorMessage(error));
+    inv.output.reporterFailed("junit", path, oneLine(errorMessage(error)));
     return false;
   }
 }

@@ -1,5 +1,11 @@
 /** Parsed options of `niceeval exp` (cli.md §3). */
-import { UsageError } from "../_shared/mod.ts";
+import {
+  MAX_ATTEMPTS,
+  MAX_BUDGET_USD,
+  MAX_CONCURRENCY,
+  MAX_TIMER_MS,
+  UsageError,
+} from "../_shared/mod.ts";
 import type { RerunTier } from "../plan/mod.ts";
 import {
   decimalFlag,
@@ -83,13 +89,13 @@ export function expOptions(flags: ParsedFlags): ExpOptions {
     rerun: rerun === undefined ? "none" : rerun as RerunTier,
   };
   if (selector !== undefined) out.selector = selector;
-  const attempts = intFlag(flags, "attempts");
+  const attempts = intFlag(flags, "attempts", { max: MAX_ATTEMPTS });
   if (attempts !== undefined) out.attempts = attempts;
-  const cap = intFlag(flags, "max-concurrency");
+  const cap = intFlag(flags, "max-concurrency", { max: MAX_CONCURRENCY });
   if (cap !== undefined) out.maxConcurrency = cap;
-  const timeout = intFlag(flags, "timeout");
+  const timeout = intFlag(flags, "timeout", { max: MAX_TIMER_MS });
   if (timeout !== undefined) out.timeoutMs = timeout;
-  const budget = decimalFlag(flags, "budget");
+  const budget = decimalFlag(flags, "budget", { max: MAX_BUDGET_USD });
   if (budget !== undefined) out.budget = budget;
   if (flagSet(flags, "early-exit")) out.earlyExit = true;
   if (flagSet(flags, "no-early-exit")) out.earlyExit = false;

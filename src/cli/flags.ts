@@ -24,19 +24,19 @@ export const EXP_FLAGS: readonly FlagSpec[] = [
     name: "attempts",
     value: "<n>",
     description:
-      "ordinals per (experiment, eval); integer ≥ 1 (default: experiment attempts, else 1)",
+      "ordinals per (experiment, eval); integer 1–1000 (default: experiment attempts, else 1)",
   },
   {
     name: "max-concurrency",
     value: "<n>",
     description:
-      "global cap G; integer ≥ 1 (default: config maxConcurrency, else the provider default)",
+      "global cap G; integer 1–1000 (default: config maxConcurrency, else the provider default)",
   },
   {
     name: "timeout",
     value: "<ms>",
     description:
-      "per-Attempt deadline in ms; integer ≥ 1 (default: experiment → eval → config timeoutMs, else unlimited)",
+      "per-Attempt deadline in ms; integer 1–2147483647 (default: experiment → eval → config timeoutMs, else unlimited)",
   },
   {
     name: "tag",
@@ -70,7 +70,7 @@ export const EXP_FLAGS: readonly FlagSpec[] = [
     name: "budget",
     value: "<usd>",
     description:
-      "estimated-cost budget per selected experiment; decimal ≥ 0 (default: experiment budget, else unlimited)",
+      "estimated-cost budget per selected experiment; decimal 0–1000000 (default: experiment budget, else unlimited)",
   },
   {
     name: "record",
@@ -188,7 +188,7 @@ export function parseFlags(
       if (!spec.optionalValues.includes(value)) {
         throw new UsageError(
           "usage",
-          `--${name} accepts ${spec.optionalValues.join(" or ")}, got "${value}"`,
+          `--${name} accepts ${spec.optionalValues.join(" or ")}, got ${quoteValue(value)}`,
           `see niceeval ${command} --help`,
         );
       }
@@ -206,7 +206,7 @@ export function parseFlags(
       if (inline !== undefined) {
         throw new UsageError(
           "usage",
-          `--${name} takes no value, got "${inline}"`,
+          `--${name} takes no value, got ${quoteValue(inline)}`,
           `see niceeval ${command} --help`,
         );
       }
@@ -230,7 +230,7 @@ export function unknownFlag(
   const near = closest(flag.replace(/^-+/, ""), specs.map((s) => s.name));
   return new UsageError(
     "usage",
-    `unknown flag ${flag}`,
+    `unknown flag ${PLAIN_FLAG_REGEXP.test(flag) ? flag : quoteValue(flag)}`,
     near ? `did you mean --${near}?` : `see ${command ? `niceeval ${command}` : "niceeval"} --help`,
   );
 }
@@ -276,30 +276,88 @@ export function tagsFlag(flags: ParsedFlags): string[] {
   return tags;
 }
 
-/** Parses an integer flag ≥ `min` (ERR-7). */
-export function intFlag(flags: ParsedFlags, name: string, min = 1): number | undefined {
+/** Digits only: no sign, no whitespace, no exponent, no separators (ERR-7). */
+const INTEGER_REGEXP = /^[0-9]+$/;
+/** Digits with an optional fraction: no sign, no whitespace, no exponent. */
+const DECIMAL_REGEXP = /^(?:[0-9]+|[0-9]*\.[0-9]+)$/;
+/** A flag shown as typed in a message: short, without whitespace or control characters. */
+const PLAIN_FLAG_REGEXP = /^[^\s\p{C}]{1,80}$/u;
+/** Line breaks and control characters, which ERR-5's one-line messages must not contain. */
+const CONTROL_REGEXP = /[\p{Cc}\u2028\u2029]/gu;
+/** Longest value quoted whole in a message; longer ones are cut with `…`. */
+const QUOTED_VALUE_MAX = 80;
+
+/**
+ * A flag value for a one-line message: JSON-quoted (line breaks and control characters escaped)
+ * and cut to {@link QUOTED_VALUE_MAX} characters.
+ */
+export function quoteValue(raw: string): string {
+  const chars = [...raw];
+  const cut = chars.length > QUOTED_VALUE_MAX
+    ? chars.slice(0, QUOTED_VALUE_MAX).join("") + "…"
+    : raw;
+  return JSON.stringify(cut);
+}
+
+/**
+ * `text` as one line for ERR-5: line breaks and other control characters become `\uXXXX` escapes.
+ * The last guard before `main` prints a message; values should be quoted with {@link quoteValue}.
+ */
+export function oneLine(text: string): string {
+  return text.replace(
+    CONTROL_REGEXP,
+    (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`,
+  );
+}
+
+/** Parses an integer flag from `min` to `max` (ERR-7, docs/limits.md). */
+export function intFlag(
+  flags: ParsedFlags,
+  name: string,
+  range: { min?: number; max: number },
+): number | undefined {
   const raw = flagValue(flags, name);
   if (raw === undefined) return undefined;
-  if (!/^[0-9]+$/.test(raw.trim()) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
+  const min = range.min ?? 1;
+  const n = INTEGER_REGEXP.test(raw) ? Number(raw) : NaN;
+  if (!(n >= min)) {
     throw new UsageError(
       "usage",
-      `--${name} requires an integer ≥ ${min}, got "${raw}"`,
+      `--${name} requires an integer ≥ ${min}, got ${quoteValue(raw)}`,
       `pass a whole number, for example --${name} ${Math.max(min, 1)}`,
     );
   }
-  return Number(raw);
-}
-
-/** Parses a decimal flag ≥ 0. */
-export function decimalFlag(flags: ParsedFlags, name: string): number | undefined {
-  const raw = flagValue(flags, name);
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (raw.trim() === "" || !/^[0-9]*\.?[0-9]+$/.test(raw.trim()) || !Number.isFinite(n) || n < 0) {
+  if (n > range.max) {
     throw new UsageError(
       "usage",
-      `--${name} requires a decimal ≥ 0, got "${raw}"`,
+      `--${name} requires an integer ≤ ${range.max}, got ${quoteValue(raw)}`,
+      `pass a whole number from ${min} to ${range.max} (limits: docs/limits.md)`,
+    );
+  }
+  return n;
+}
+
+/** Parses a decimal flag from 0 to `max`. */
+export function decimalFlag(
+  flags: ParsedFlags,
+  name: string,
+  range: { max: number },
+): number | undefined {
+  const raw = flagValue(flags, name);
+  if (raw === undefined) return undefined;
+  const n = DECIMAL_REGEXP.test(raw) ? Number(raw) : NaN;
+  if (!Number.isFinite(n)) {
+    throw new UsageError(
+      "usage",
+      `--${name} requires a decimal ≥ 0, got ${quoteValue(raw)}`,
       `pass a number of USD, for example --${name} 5`,
+    );
+  }
+  if (n > range.max) {
+    throw new UsageError(
+      "usage",
+      `--${name} requires a decimal ≤ ${range.max}, got ${quoteValue(raw)}`,
+      `pass a number of USD from 0 to ${range.max} (limits: docs/limits.md)`,
     );
   }
   return n;

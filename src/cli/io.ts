@@ -1,6 +1,7 @@
 /** The process seam as every command sees it (STYLE.md §8): streams, env, cwd, time, signals. */
 import type { Clock } from "../_shared/mod.ts";
 import type { Random } from "../_shared/mod.ts";
+import type { Redactor } from "../_shared/mod.ts";
 
 /** A writable text stream. */
 export interface TextSink {
@@ -13,10 +14,35 @@ export interface TextSink {
   rows?(): number | undefined;
 }
 
+/**
+ * Runs work with `console.*` output attributed to a log target (an Attempt's log). The console
+ * router of the process consults it; outside `run`, output goes to the process streams.
+ */
+export interface ConsoleScope {
+  run<T>(target: LogTarget, work: () => T): T;
+}
+
+/** Where attributed `console.*` output goes: one call per console call, without a final newline. */
+export interface LogTarget {
+  log(text: string): void;
+}
+
 /** Everything a command may touch of its process. */
 export interface Io {
+  /** Redacts every write (CLI-8). */
   readonly stdout: TextSink;
+  /** Redacts every write (CLI-8). */
   readonly stderr: TextSink;
+  /**
+   * The credential values of the environment; `.env` adds its own when the project loads. The
+   * streams apply it; every writer of files niceeval owns (Record, JUnit) applies it too (CLI-8).
+   */
+  readonly redactor: Redactor;
+  /**
+   * Attributes `console.*` output made during an Attempt to that Attempt (authoring.md §7.1
+   * rule 2). Absent where nothing routes the console (tests calling `main` in-process).
+   */
+  readonly console?: ConsoleScope;
   /** Read-only snapshot of the environment at start. */
   readonly env: Readonly<Record<string, string>>;
   /** Sets a variable for user code (`.env` entries); never overrides. */

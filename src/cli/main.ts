@@ -13,7 +13,9 @@ import {
   type FlagSpec,
   INIT_FLAGS,
   LIST_FLAGS,
+  oneLine,
   parseFlags,
+  quoteValue,
   tagsFlag,
   unknownFlag,
 } from "./flags.ts";
@@ -41,9 +43,10 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
     return await dispatch(args, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(`error: ${error.message} [${error.code}]\n`);
-      for (const line of error.extraLines) io.stderr.write(`error: ${line}\n`);
-      io.stderr.write(`hint: ${error.hint}\n`);
+      // ERR-5: each message is one line, whatever value it quotes.
+      io.stderr.write(`error: ${oneLine(error.message)} [${error.code}]\n`);
+      for (const line of error.extraLines) io.stderr.write(`error: ${oneLine(line)}\n`);
+      io.stderr.write(`hint: ${oneLine(error.hint)}\n`);
       return 2;
     }
     const e = error instanceof Error ? error : new Error(String(error));
@@ -147,7 +150,7 @@ function route(command: string, rest: readonly string[]): { sub: string; tail: s
   if (!Object.hasOwn(COMMANDS, command) || command.includes(" ")) {
     throw new UsageError(
       "usage",
-      `unknown command "${command}"`,
+      `unknown command ${quoteValue(command)}`,
       `commands: ${
         [...new Set(Object.keys(COMMANDS).map((c) => c.startsWith("sandbox ") ? "sandbox" : c))]
           .filter((c) => !c.includes(" ")).join(", ")
@@ -190,7 +193,7 @@ function noPositionals(positionals: readonly string[], command: string): void {
   if (positionals.length > 0) {
     throw new UsageError(
       "usage",
-      `unexpected argument "${positionals[0]}"`,
+      `unexpected argument ${quoteValue(positionals[0]!)}`,
       `see niceeval ${command} --help`,
     );
   }

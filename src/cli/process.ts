@@ -2,11 +2,14 @@
  * The only module that reads `Deno.args`, `Deno.env`, signals and calls `Deno.exit` (STYLE.md §8).
  * It builds the real {@link Io} and runs `main`.
  */
-import { realClock, type TimerHandle } from "../_shared/mod.ts";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { Console } from "node:console";
+import { Writable } from "node:stream";
+import { credentialValues, realClock, Redactor, type TimerHandle } from "../_shared/mod.ts";
 import { realRandom } from "../_shared/mod.ts";
 import { installApi } from "../loader/mod.ts";
 import type { ApiNamespaces } from "../loader/mod.ts";
-import type { Io, TextSink } from "./io.ts";
+import type { ConsoleScope, Io, LogTarget, TextSink } from "./io.ts";
 import { main } from "./main.ts";
 import { ReusableUtf8Encoder } from "./utf8.ts";
 
@@ -42,10 +45,16 @@ export async function runProcess(options: { api: ApiNamespaces }): Promise<never
     Deno.addSignalListener(name as Deno.Signal, handler);
   }
   const watchdog = launcher === undefined ? undefined : watchParent(launcher, handlers.SIGTERM);
+  const env = Object.freeze(Deno.env.toObject());
+  const redactor = new Redactor(credentialValues(env));
+  const stdout = sink(Deno.stdout, redactor);
+  const stderr = sink(Deno.stderr, redactor);
   const io: Io = {
-    stdout: sink(Deno.stdout),
-    stderr: sink(Deno.stderr),
-    env: Object.freeze(Deno.env.toObject()),
+    stdout,
+    stderr,
+    redactor,
+    console: routeConsole({ stdout, stderr }, { json: jsonRequested(Deno.args) }),
+    env,
     setEnv: (key, value) => {
       if (Deno.env.get(key) === undefined) Deno.env.set(key, value);
     },
@@ -85,8 +94,11 @@ function watchParent(launcher: string, onGone: () => void): () => void {
   };
 }
 
-/** A blocking text sink over a Deno stream; a line written allocates no bytes of its own. */
-function sink(file: typeof Deno.stdout): TextSink {
+/**
+ * A blocking text sink over a Deno stream that redacts credential values (CLI-8); a line written
+ * allocates no bytes of its own.
+ */
+function sink(file: typeof Deno.stdout, redactor: Redactor): TextSink {
   const size = () => {
     try {
       return Deno.consoleSize();
@@ -101,7 +113,7 @@ function sink(file: typeof Deno.stdout): TextSink {
   return {
     write: (text) => {
       if (closed) return;
-      const bytes = encoder.encode(text);
+      const bytes = encoder.encode(redactor.redact(text));
       let offset = 0;
       try {
         while (offset < bytes.length) {
@@ -116,6 +128,66 @@ function sink(file: typeof Deno.stdout): TextSink {
     columns: () => size()?.columns,
     rows: () => size()?.rows,
   };
+}
+
+/** True when the command prints JSON to stdout (`--json` before any `--`), see ERR-4. */
+function jsonRequested(args: readonly string[]): boolean {
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).includes("--json");
+}
+
+/** The methods of `console` that print; each is routed (docs/console_output.md). */
+const CONSOLE_METHODS = [
+  "log",
+  "info",
+  "debug",
+  "warn",
+  "error",
+  "trace",
+  "dir",
+  "dirxml",
+  "table",
+  "assert",
+  "count",
+  "countReset",
+  "group",
+  "groupCollapsed",
+  "groupEnd",
+  "time",
+  "timeEnd",
+  "timeLog",
+] as const;
+
+/**
+ * Routes `console.*` of user code (authoring.md §7.1 rule 2; docs/console_output.md): output made
+ * inside a {@link ConsoleScope} goes to its target (an Attempt's log); other output goes to the
+ * redacting process streams, `log`-like methods to stdout (to stderr when the command prints
+ * JSON, ERR-4) and `warn`/`error`/`trace` to stderr. A console write is synchronous, so the
+ * async context of the call decides where it goes.
+ */
+function routeConsole(
+  streams: { stdout: TextSink; stderr: TextSink },
+  options: { json: boolean },
+): ConsoleScope {
+  const scope = new AsyncLocalStorage<LogTarget>();
+  const stream = (sink: TextSink) =>
+    new Writable({
+      decodeStrings: false,
+      write(chunk: unknown, _encoding, done) {
+        const text = String(chunk);
+        const target = scope.getStore();
+        if (target) target.log(text.endsWith("\n") ? text.slice(0, -1) : text);
+        else sink.write(text);
+        done();
+      },
+    });
+  const routed = new Console({
+    stdout: stream(options.json ? streams.stderr : streams.stdout),
+    stderr: stream(streams.stderr),
+  });
+  const global = globalThis.console as unknown as Record<string, unknown>;
+  for (const name of CONSOLE_METHODS) global[name] = routed[name].bind(routed);
+  return scope;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Loads a project for a command: `.env`, the config, then discovery (CLI-6, CLI-7). */
 import { join } from "node:path";
-import { UsageError } from "../_shared/mod.ts";
+import { credentialValues, osErrorReason, UsageError } from "../_shared/mod.ts";
 import {
   CONFIG_FILE,
   type ConfigDefinition,
@@ -41,16 +41,37 @@ export async function loadProject(
   return { root, config, discovered, env };
 }
 
-/** Applies the `.env` entries that are not set yet; returns them. */
+/**
+ * Applies the `.env` entries that are not set yet; returns them. Every credential value of the
+ * file, applied or not, is redacted from then on (CLI-8).
+ */
 async function applyEnvFile(io: Io, root: string): Promise<[string, string][]> {
+  const path = join(root, ".env");
   let text: string;
   try {
-    text = await Deno.readTextFile(join(root, ".env"));
+    // A directory fails to read and a named pipe would block the open until a writer comes:
+    // only a regular file (or a link to one) is read.
+    const info = await Deno.stat(path);
+    if (!info.isFile) {
+      throw new UsageError(
+        "env.invalid-file",
+        `.env must be a regular file, got ${info.isDirectory ? "a directory" : "a special file"}`,
+        "replace .env with a file of KEY=value lines, or remove it",
+      );
+    }
+    text = await Deno.readTextFile(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return [];
-    throw error;
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(
+      "env.invalid-file",
+      `.env cannot be read: ${osErrorReason(error)}`,
+      "make .env a readable file of KEY=value lines, or remove it",
+    );
   }
-  const missing = missingEnvEntries(parseEnvFile(text), io.env);
+  const entries = parseEnvFile(text);
+  io.redactor.add(credentialValues(entries));
+  const missing = missingEnvEntries(entries, io.env);
   for (const [key, value] of missing) io.setEnv(key, value);
   return missing;
 }

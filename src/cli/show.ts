@@ -19,6 +19,7 @@ import { unpublishedWarning } from "./exp_warnings.ts";
 import type { Io } from "./io.ts";
 export { SHOW_FLAGS } from "./show_flags.ts";
 import { loadProject, requireConfig } from "./project.ts";
+import { checkRecordRoot } from "./path_flags.ts";
 
 /** Options of `show`. */
 export interface ShowOptions {
@@ -49,6 +50,7 @@ export async function runShow(io: Io, options: ShowOptions): Promise<number> {
   }
   const locator = options.locator === undefined ? undefined : parseLocator(options.locator);
   const recordRoot = resolve(io.cwd, options.record ?? DEFAULT_RECORD_ROOT);
+  await checkRecordRoot(recordRoot, options.record);
   if (locator === undefined && options.runs.length === 0) await requireConfig(io.cwd);
   const reader = new RecordReader(recordRoot);
   const scan = await reader.scan();
@@ -196,7 +198,7 @@ async function attemptScope(
 ): Promise<[Record<string, unknown>, string[]]> {
   const found: { run: PublishedRun; attemptId: string }[] = [];
   for (const run of runs) {
-    for (const attemptId of await attemptIds(run)) {
+    for (const attemptId of await reader.attemptIds(run)) {
       if (locatorOf(attemptId) === locator) found.push({ run, attemptId });
     }
   }
@@ -235,6 +237,7 @@ async function attemptScope(
     error: doc.error,
     assertions: assertions.entries as Record<string, unknown>[],
     turns: (events.turns ?? []) as Record<string, unknown>[],
+    logs: (events.logs ?? []) as unknown[],
   };
   const row: ShowRow = {
     experimentId: doc.experimentId,
@@ -247,7 +250,7 @@ async function attemptScope(
     reason: null,
     attempt: attemptOf(doc, stored.verdict),
   };
-  const attemptJson = JSON.parse(await Deno.readTextFile(`${stored.dir}/attempt.json`));
+  const attemptJson = await reader.attemptJson(stored);
   return [
     {
       scope: "attempt",
@@ -260,19 +263,6 @@ async function attemptScope(
     },
     attemptViewLines(view),
   ];
-}
-
-/** The Attempt directories of a published Run; a Run that executed nothing may have none. */
-async function attemptIds(run: PublishedRun): Promise<string[]> {
-  const ids: string[] = [];
-  try {
-    for await (const entry of Deno.readDir(`${run.dir}/attempts`)) {
-      if (entry.isDirectory) ids.push(entry.name);
-    }
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-  return ids;
 }
 
 function attemptOf(

@@ -3,6 +3,14 @@ import { brand } from "../_shared/mod.ts";
 import { DefinitionError } from "../_shared/mod.ts";
 import { isPlainObject } from "../_shared/mod.ts";
 import { check, checkOptions } from "../_shared/mod.ts";
+import {
+  MAX_BUILD_CONCURRENCY,
+  MAX_CONCURRENCY,
+  MAX_CREATES_PER_SECOND,
+  MAX_PRICE_PER_MTOK,
+  MAX_TIMER_MS,
+  MIN_CREATES_PER_SECOND,
+} from "../_shared/mod.ts";
 
 /** A price entry, USD per million tokens. */
 export interface PriceOptions {
@@ -96,16 +104,24 @@ export function defineConfig(def: ConfigOptions): ConfigDefinition {
   const out: Record<string, unknown> = {
     pricing: pricingOf(o.pricing),
     maxSandboxes: positiveRecord(o.maxSandboxes, "maxSandboxes", true),
-    maxBuildConcurrency: o.maxBuildConcurrency === undefined
-      ? 2
-      : check.positiveInteger(o.maxBuildConcurrency, "maxBuildConcurrency", WHAT),
+    maxBuildConcurrency: o.maxBuildConcurrency === undefined ? 2 : check.positiveInteger(
+      o.maxBuildConcurrency,
+      "maxBuildConcurrency",
+      WHAT,
+      MAX_BUILD_CONCURRENCY,
+    ),
     createsPerSecond: positiveRecord(o.createsPerSecond, "createsPerSecond", false),
   };
   if (o.maxConcurrency !== undefined) {
-    out.maxConcurrency = check.positiveInteger(o.maxConcurrency, "maxConcurrency", WHAT);
+    out.maxConcurrency = check.positiveInteger(
+      o.maxConcurrency,
+      "maxConcurrency",
+      WHAT,
+      MAX_CONCURRENCY,
+    );
   }
   if (o.timeoutMs !== undefined) {
-    out.timeoutMs = check.positiveInteger(o.timeoutMs, "timeoutMs", WHAT);
+    out.timeoutMs = check.positiveInteger(o.timeoutMs, "timeoutMs", WHAT, MAX_TIMER_MS);
   }
   if (o.ramp !== undefined) out.ramp = rampOf(o.ramp, "ramp");
   return Object.freeze(brand(out, "config")) as unknown as ConfigDefinition;
@@ -114,8 +130,8 @@ export function defineConfig(def: ConfigOptions): ConfigDefinition {
 /** Validates ramp options and applies the defaults of RAMP-1. */
 export function rampOf(value: unknown, path: string): Readonly<Required<RampOptions>> {
   const r = checkOptions(value, RAMP_OPTIONS, WHAT, path);
-  const from = check.positiveInteger(r.from, `${path}.from`, WHAT);
-  const to = check.positiveInteger(r.to, `${path}.to`, WHAT);
+  const from = check.positiveInteger(r.from, `${path}.from`, WHAT, MAX_CONCURRENCY);
+  const to = check.positiveInteger(r.to, `${path}.to`, WHAT, MAX_CONCURRENCY);
   if (to < from) {
     throw new DefinitionError(
       "definition.invalid-value",
@@ -125,10 +141,10 @@ export function rampOf(value: unknown, path: string): Readonly<Required<RampOpti
   }
   const step = r.step === undefined
     ? Math.max(1, Math.ceil((to - from) / 5))
-    : check.positiveInteger(r.step, `${path}.step`, WHAT);
+    : check.positiveInteger(r.step, `${path}.step`, WHAT, MAX_CONCURRENCY);
   const windowMs = r.windowMs === undefined
     ? 30_000
-    : check.positiveInteger(r.windowMs, `${path}.windowMs`, WHAT);
+    : check.positiveInteger(r.windowMs, `${path}.windowMs`, WHAT, MAX_TIMER_MS);
   if (windowMs < 1000) {
     throw new DefinitionError(
       "definition.invalid-value",
@@ -158,7 +174,7 @@ function pricingOf(value: unknown): Readonly<Record<string, Readonly<PriceOption
     const price: Record<string, number> = {};
     for (const key of PRICE_OPTIONS.known) {
       if (p[key] !== undefined) {
-        price[key] = check.nonNegativeNumber(p[key], `${path}.${key}`, WHAT);
+        price[key] = check.nonNegativeNumber(p[key], `${path}.${key}`, WHAT, MAX_PRICE_PER_MTOK);
       }
     }
     out[model] = Object.freeze(price) as unknown as PriceOptions;
@@ -177,9 +193,14 @@ function positiveRecord(
   }
   const out: Record<string, number> = {};
   for (const [key, n] of Object.entries(value)) {
+    // Integer records are sandbox counts; the others are create rates, whose interval
+    // (1000 / rate ms) must stay a valid timer.
     out[key] = integer
-      ? check.positiveInteger(n, `${path}.${key}`, WHAT)
-      : check.positiveNumber(n, `${path}.${key}`, WHAT);
+      ? check.positiveInteger(n, `${path}.${key}`, WHAT, MAX_CONCURRENCY)
+      : check.positiveNumber(n, `${path}.${key}`, WHAT, {
+        min: MIN_CREATES_PER_SECOND,
+        max: MAX_CREATES_PER_SECOND,
+      });
   }
   return Object.freeze(out);
 }

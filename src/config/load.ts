@@ -1,9 +1,9 @@
 /** Loads `niceeval.config.ts` from the project root (authoring.md §1.1 rules 1–2). */
 import { API_FORMAT_VERSION, readBrand } from "../_shared/mod.ts";
-import { hasErrorName, UsageError } from "../_shared/mod.ts";
+import { errorMessage, hasErrorName, UsageError } from "../_shared/mod.ts";
 import { describeLoadError } from "../loader/mod.ts";
 import { join } from "node:path";
-import type { ConfigDefinition } from "./define.ts";
+import { type ConfigDefinition, defineConfig } from "./define.ts";
 
 /** The config file name; the project root is the directory that holds it. */
 export const CONFIG_FILE = "niceeval.config.ts";
@@ -63,5 +63,28 @@ export async function loadConfig(root: string, load: ModuleLoader): Promise<Conf
       'write: import { defineConfig } from "niceeval"; export default defineConfig({});',
     );
   }
+  checkShape(config as object);
   return config as ConfigDefinition;
+}
+
+/**
+ * Validates a branded config again through `defineConfig`: a brand made by another copy of the
+ * API, or forged by hand, proves nothing about the values behind it, and later code trusts them.
+ */
+function checkShape(config: object): void {
+  try {
+    // readBrand admitted data properties only, so spreading runs no user code.
+    defineConfig({ ...config });
+  } catch (error) {
+    throw new UsageError(
+      "config-invalid",
+      `${CONFIG_FILE}: ${
+        hasErrorName(error, "DefinitionError")
+          ? errorMessage(error)
+          : `the default export cannot be read: ${errorMessage(error).split("\n")[0]}`
+      }`,
+      'write: import { defineConfig } from "niceeval"; export default defineConfig({});',
+      { cause: error },
+    );
+  }
 }

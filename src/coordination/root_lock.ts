@@ -1,21 +1,24 @@
 /** Record-root exclusivity (ROOT-1 … ROOT-3): one writing Invocation per Record root. */
 import { join } from "node:path";
-import { sha256Hex, UsageError } from "../_shared/mod.ts";
+import { isOsError, osErrorReason, sha256Hex, UsageError } from "../_shared/mod.ts";
 import { type FileLock, type LockOwner, readLockOwner, tryAcquireLock } from "./lock.ts";
 
 /**
  * Creates the root if missing, resolves its real path and takes `<state>/roots/<sha256>.lock`.
- * Fails at once with `record-root-busy` when another process holds it.
+ * Fails at once with `record-root-busy` when another process holds it, and with
+ * `state-dir-unwritable` when the state directory cannot hold the lock (before the root is made).
  */
 export async function lockRecordRoot(
   root: string,
   stateDir: string,
   owner: LockOwner,
 ): Promise<FileLock> {
+  const roots = join(stateDir, "roots");
+  await inStateDir(stateDir, () => Deno.mkdir(roots, { recursive: true }));
   await Deno.mkdir(root, { recursive: true });
   const real = await Deno.realPath(root);
-  const path = join(stateDir, "roots", `${sha256Hex(real)}.lock`);
-  const lock = await tryAcquireLock(path, { owner });
+  const path = join(roots, `${sha256Hex(real)}.lock`);
+  const lock = await inStateDir(stateDir, () => tryAcquireLock(path, { owner }));
   if (lock) return lock;
   const holder = await readLockOwner(path);
   throw new UsageError(
@@ -25,4 +28,23 @@ export async function lockRecordRoot(
     }`,
     `wait for it, or use another root: --record ${root}-2`,
   );
+}
+
+/**
+ * Runs a file-system step inside the state directory; a file-system failure (read-only, not a
+ * directory, permission denied) becomes `state-dir-unwritable` naming the directory and the
+ * variable that moves it (LOCK-2).
+ */
+async function inStateDir<T>(stateDir: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (!isOsError(error)) throw error;
+    throw new UsageError(
+      "state-dir-unwritable",
+      `Cannot write the state directory ${JSON.stringify(stateDir)}: ${osErrorReason(error)}`,
+      "make it writable, or set NICEEVAL_STATE_DIR to a writable directory",
+      { cause: error },
+    );
+  }
 }

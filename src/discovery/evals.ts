@@ -2,7 +2,8 @@
 import { API_FORMAT_VERSION, readBrand } from "../_shared/mod.ts";
 import { describe, isPlainObject } from "../_shared/mod.ts";
 import type { EvalDefinition, SandboxLayer } from "./definitions.ts";
-import { compareCodeUnits, type DiscoveryIssue, importIssue } from "./issues.ts";
+import { evalShapeProblem } from "./_revalidate.ts";
+import { compareCodeUnits, type DiscoveryIssue, importIssue, unreadableExport } from "./issues.ts";
 import type { WalkedFile } from "./walk.ts";
 
 /** Loads a user module and returns its namespace. */
@@ -68,7 +69,12 @@ export async function discoverEvals(
       continue;
     }
     const base = file.relative.slice("evals/".length, -ENTRY_SUFFIX.length);
-    for (const item of expandExport(base, file.relative, mod, issues)) found.push(item);
+    try {
+      for (const item of expandExport(base, file.relative, mod, issues)) found.push(item);
+    } catch (error) {
+      // A Proxy with throwing traps, a throwing getter or a revoked Proxy in the export.
+      issues.push(unreadableExport(file.relative, error));
+    }
   }
   const kept = dropDuplicates(found, issues);
   kept.forEach((item, index) => item.index = index);
@@ -139,7 +145,14 @@ function isDataset(value: unknown): value is unknown[] | Record<string, unknown>
 /** Why `value` is not a current eval definition, or undefined when it is one. */
 function evalProblem(value: unknown): { message: string; hint: string } | undefined {
   const found = readBrand(value);
-  if (found?.kind === "eval" && found.version === API_FORMAT_VERSION) return undefined;
+  if (found?.kind === "eval" && found.version === API_FORMAT_VERSION) {
+    const problem = evalShapeProblem(value as object);
+    if (problem === undefined) return undefined;
+    return {
+      message: `an invalid eval definition: ${problem}`,
+      hint: "export default defineEval({...}) or defineScoreEval({...})",
+    };
+  }
   if (found?.kind === "eval") {
     return {
       message:

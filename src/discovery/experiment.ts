@@ -3,6 +3,7 @@ import { brand, isBranded } from "../_shared/mod.ts";
 import { DefinitionError } from "../_shared/mod.ts";
 import type { JsonValue } from "../_shared/mod.ts";
 import { check, checkOptions, describe } from "../_shared/mod.ts";
+import { MAX_ATTEMPTS, MAX_BUDGET_USD, MAX_CONCURRENCY } from "../_shared/mod.ts";
 import type { Agent, DiagnosticInput, ProgressUpdate } from "../agents/mod.ts";
 import { type EvalKind, type SandboxLayer, sandboxOf } from "./definitions.ts";
 
@@ -158,7 +159,9 @@ export function defineExperiment(def: ExperimentOptions): ExperimentDefinition {
   const out: Record<string, unknown> = {
     agent: o.agent,
     flags: o.flags === undefined ? Object.freeze({}) : check.jsonObject(o.flags, "flags", WHAT),
-    attempts: o.attempts === undefined ? 1 : check.positiveInteger(o.attempts, "attempts", WHAT),
+    attempts: o.attempts === undefined
+      ? 1
+      : check.positiveInteger(o.attempts, "attempts", WHAT, MAX_ATTEMPTS),
     earlyExit: o.earlyExit === undefined ? false : check.boolean(o.earlyExit, "earlyExit", WHAT),
     evals: evalsOf(o.evals),
     sandboxReuse: o.sandboxReuse === undefined
@@ -173,9 +176,16 @@ export function defineExperiment(def: ExperimentOptions): ExperimentDefinition {
     out.timeoutMs = check.positiveInteger(o.timeoutMs, "timeoutMs", WHAT);
   }
   if (o.maxConcurrency !== undefined) {
-    out.maxConcurrency = check.positiveInteger(o.maxConcurrency, "maxConcurrency", WHAT);
+    out.maxConcurrency = check.positiveInteger(
+      o.maxConcurrency,
+      "maxConcurrency",
+      WHAT,
+      MAX_CONCURRENCY,
+    );
   }
-  if (o.budget !== undefined) out.budget = check.nonNegativeNumber(o.budget, "budget", WHAT);
+  if (o.budget !== undefined) {
+    out.budget = check.nonNegativeNumber(o.budget, "budget", WHAT, MAX_BUDGET_USD);
+  }
   if (o.sandbox !== undefined) out.sandbox = sandboxOf(o.sandbox, "sandbox");
   if (o.sharedState !== undefined) out.sharedState = sharedStateOf(o.sharedState);
   for (const hook of ["classifyFailure", "setup", "teardown"] as const) {

@@ -2,7 +2,8 @@
 import { API_FORMAT_VERSION, describe, readBrand } from "../_shared/mod.ts";
 import type { ModuleLoader } from "./evals.ts";
 import type { ExperimentDefinition } from "./experiment.ts";
-import { type DiscoveryIssue, importIssue } from "./issues.ts";
+import { remakeExperiment } from "./_revalidate.ts";
+import { type DiscoveryIssue, importIssue, unreadableExport } from "./issues.ts";
 import type { WalkedFile } from "./walk.ts";
 
 /** One discovered experiment. */
@@ -40,8 +41,21 @@ export async function discoverExperiments(
       continue;
     }
     if (!("default" in mod)) continue;
-    const problem = experimentProblem(mod.default);
-    if (problem !== undefined) {
+    let problem: string | undefined;
+    let definition: ExperimentDefinition | undefined;
+    try {
+      problem = experimentProblem(mod.default);
+      if (problem === undefined) {
+        // Made again: a brand proves nothing about the values behind it, and planning trusts them.
+        const remade = remakeExperiment(mod.default as object);
+        if ("problem" in remade) problem = `an invalid experiment definition: ${remade.problem}`;
+        else definition = remade.definition;
+      }
+    } catch (error) {
+      issues.push(unreadableExport(file.relative, error));
+      continue;
+    }
+    if (problem !== undefined || definition === undefined) {
       issues.push({
         file: file.relative,
         code: "discovery.invalid-export",
@@ -62,7 +76,7 @@ export async function discoverExperiments(
       });
       continue;
     }
-    found.push({ id, file: file.relative, definition: mod.default as ExperimentDefinition });
+    found.push({ id, file: file.relative, definition });
   }
   const counts = new Map<string, string[]>();
   for (const item of found) counts.set(item.id, [...(counts.get(item.id) ?? []), item.file]);

@@ -2,7 +2,8 @@
 import { API_FORMAT_VERSION, readBrand } from "../_shared/mod.ts";
 import type { EvalDefinition, EvalGroupDefinition } from "./definitions.ts";
 import type { DiscoveredEval, ModuleLoader } from "./evals.ts";
-import { compareCodeUnits, type DiscoveryIssue, importIssue } from "./issues.ts";
+import { groupShapeProblem } from "./_revalidate.ts";
+import { compareCodeUnits, type DiscoveryIssue, importIssue, unreadableExport } from "./issues.ts";
 import type { WalkedFile } from "./walk.ts";
 
 /** One discovered eval group. */
@@ -59,7 +60,22 @@ export async function discoverGroups(
       continue;
     }
     const definition = mod.default as EvalGroupDefinition;
-    const members = resolveMembers(definition, idsByDefinition, issue);
+    const shape = groupShapeProblem(definition);
+    if (shape !== undefined) {
+      issue(
+        "discovery.invalid-export",
+        `the default export is an invalid eval group definition: ${shape}`,
+        "export default defineEvalGroup({ evals, onUnavailable })",
+      );
+      continue;
+    }
+    let members: string[] | undefined;
+    try {
+      members = resolveMembers(definition, idsByDefinition, issue);
+    } catch (error) {
+      issues.push(unreadableExport(file.relative, error));
+      continue;
+    }
     if (members === undefined) continue;
     const overlap = members.find((id) => owner.has(id));
     if (overlap !== undefined) {

@@ -34,6 +34,17 @@ export function importIssue(file: WalkedFile, error: unknown): DiscoveryIssue {
   };
 }
 
+/** The issue of a default export whose reading threw (a Proxy trap, a getter, a revoked Proxy). */
+export function unreadableExport(file: string, error: unknown): DiscoveryIssue {
+  return {
+    file,
+    code: "discovery.invalid-export",
+    level: "error",
+    message: `the default export cannot be read: ${firstLine(errorMessage(error))}`,
+    hint: "export the value a define* function returns, not a Proxy or an object with getters",
+  };
+}
+
 /** Sorts issues by file (code-unit order), keeping the order of issues within one file. */
 export function sortIssues(issues: readonly DiscoveryIssue[]): DiscoveryIssue[] {
   return issues

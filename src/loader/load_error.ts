@@ -17,6 +17,15 @@ const LOCATION_REGEXP = /^at (?:async )?\(?(file:\/\/\S+?:\d+:\d+)\)?$/;
  * when one is known.
  */
 export function describeLoadError(error: unknown, root: string): string {
+  try {
+    return describe(error, root);
+  } catch {
+    // The module threw a value whose reading throws (a Proxy with throwing traps).
+    return errorMessage(error);
+  }
+}
+
+function describe(error: unknown, root: string): string {
   const lines = errorMessage(error).replace(ANSI_REGEXP, "").split("\n").map((l) => l.trim());
   const first = lines.find((line) => line !== "") ?? "unknown error";
   const stack = error instanceof Error ? (error.stack ?? "").replace(ANSI_REGEXP, "") : "";

@@ -3,7 +3,7 @@
  * failure. Private to the writer.
  */
 import { errorMessage } from "../_shared/mod.ts";
-import type { AttemptResult, Random, RecordedDiagnostic } from "../_shared/mod.ts";
+import type { AttemptResult, Random, RecordedDiagnostic, Redactor } from "../_shared/mod.ts";
 import {
   childPath,
   type DirectorySyncer,
@@ -75,15 +75,22 @@ export type SettledFiles =
   | { readonly ok: true; readonly files: readonly FileText[] }
   | { readonly ok: false; readonly error: unknown };
 
-/** REC-9 step 4's files in rename order: events.json, assertions.json, final attempt.json. */
-export function settledFiles(header: AttemptHeader, result: AttemptResult): SettledFiles {
+/**
+ * REC-9 step 4's files in rename order: events.json, assertions.json, final attempt.json;
+ * credential values redacted (CLI-8).
+ */
+export function settledFiles(
+  header: AttemptHeader,
+  result: AttemptResult,
+  redactor?: Redactor,
+): SettledFiles {
   try {
     return {
       ok: true,
       files: [
-        { name: "events.json", text: recordJson(eventsDocument(result)) },
-        { name: "assertions.json", text: recordJson(assertionsDocument(result)) },
-        { name: "attempt.json", text: recordJson(attemptDocument(header, result)) },
+        { name: "events.json", text: recordJson(eventsDocument(result), redactor) },
+        { name: "assertions.json", text: recordJson(assertionsDocument(result), redactor) },
+        { name: "attempt.json", text: recordJson(attemptDocument(header, result), redactor) },
       ],
     };
   } catch (error) {
@@ -96,16 +103,20 @@ export class WriteGuard {
   readonly #random: Random;
   readonly #syncer: DirectorySyncer;
   readonly #onFailure: (error: RecordWriteError) => void;
+  /** Applied to every document written (CLI-8). */
+  readonly redactor: Redactor | undefined;
   #failure: RecordWriteError | undefined;
 
   constructor(
     random: Random,
     syncer: DirectorySyncer,
     onFailure: (error: RecordWriteError) => void,
+    redactor?: Redactor,
   ) {
     this.#random = random;
     this.#syncer = syncer;
     this.#onFailure = onFailure;
+    this.redactor = redactor;
   }
 
   /** The first write failure, if any. */
@@ -128,11 +139,14 @@ export class WriteGuard {
     }
   }
 
-  /** Writes `doc` as Record JSON to `dir`/`name` atomically (REC-8), sharing directory fsyncs. */
+  /**
+   * Writes `doc` as redacted Record JSON to `dir`/`name` atomically (REC-8), sharing directory
+   * fsyncs.
+   */
   write(dir: string, name: string, doc: unknown): Promise<boolean> {
     return this.run(
       childPath(dir, name),
-      () => this.writeFiles(dir, [{ name, text: recordJson(doc) }]),
+      () => this.writeFiles(dir, [{ name, text: recordJson(doc, this.redactor) }]),
     );
   }
 

@@ -5,7 +5,7 @@
  * durable; concurrent writes into one directory may share that fsync (a {@link DirectorySyncer}).
  */
 import { basename, dirname, sep } from "node:path";
-import { type Random, randomHex8 } from "../_shared/mod.ts";
+import { type Random, randomHex8, type Redactor } from "../_shared/mod.ts";
 
 const ENCODER = new TextEncoder();
 
@@ -17,9 +17,24 @@ export function childPath(dir: string, ...names: string[]): string {
   return (dir.endsWith(sep) ? dir.slice(0, -1) : dir) + sep + names.join(sep);
 }
 
-/** JSON text as the Record stores it: 2-space indent and a trailing newline. */
-export function recordJson(value: unknown): string {
-  return JSON.stringify(value, null, 2) + "\n";
+/**
+ * JSON text as the Record stores it: 2-space indent and a trailing newline. With a redactor,
+ * credential values become `***` (CLI-8) and the text stays valid JSON: the serialized text is
+ * redacted; in the rare case where that breaks the syntax (a value that also occurs as digits of
+ * a number), every string of `value` is redacted before serializing instead.
+ */
+export function recordJson(value: unknown, redactor?: Redactor): string {
+  const text = JSON.stringify(value, null, 2) + "\n";
+  if (redactor === undefined || redactor.isEmpty) return text;
+  const redacted = redactor.redact(text);
+  if (redacted === text) return text;
+  try {
+    JSON.parse(redacted);
+    return redacted;
+  } catch {
+    const strings = (_key: string, v: unknown) => typeof v === "string" ? redactor.redact(v) : v;
+    return JSON.stringify(value, strings, 2) + "\n";
+  }
 }
 
 /** One file of {@link writeFilesAtomic}. */
@@ -32,6 +47,8 @@ export interface FileText {
 export interface AtomicOptions {
   /** Shares directory fsyncs with concurrent writes; each write still waits for its own. */
   readonly syncer?: DirectorySyncer;
+  /** Runs right before each rename over `target`; a rejection aborts the write. */
+  readonly beforeRename?: (target: string) => Promise<void>;
 }
 
 /** Writes `text` to `path` atomically. */
@@ -74,7 +91,9 @@ export async function writeFilesAtomic(
   }
   for (let i = 0; i < files.length; i++) {
     try {
-      await Deno.rename(temps[i]!, childPath(dir, files[i]!.name));
+      const target = childPath(dir, files[i]!.name);
+      await options.beforeRename?.(target);
+      await Deno.rename(temps[i]!, target);
     } catch (error) {
       await removeAll(temps.slice(i));
       throw error;

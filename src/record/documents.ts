@@ -151,8 +151,20 @@ export function attemptDocument(
     timedMs: result?.timedMs ?? null,
     usage: result?.usage ? usageDocument(result.usage) : null,
     estimatedCostUSD: result?.estimatedCostUSD ?? null,
-    error: result?.error ?? null,
+    error: result?.error ? errorDocument(result.error) : null,
     retries: result?.retries ?? [],
+  };
+}
+
+/** The `error` of `attempt.json`: keys in REC-2 order, `location` and `stack` last. */
+function errorDocument(e: NonNullable<AttemptResult["error"]>): Record<string, string | null> {
+  return {
+    code: e.code,
+    phase: e.phase,
+    message: e.message,
+    scope: e.scope,
+    location: e.location ?? null,
+    stack: e.stack ?? null,
   };
 }
 

@@ -7,6 +7,24 @@ const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 /** `@` (optional), the version digit `1` (typed as I or L too), then 12 characters. */
 const LOCATOR_REGEXP = /^@?[1IiLl]([0-9A-Za-z]{12})$/;
 
+/** A lowercase UUID v4: every `recordId`, `invocationId`, RunId and AttemptId (REC-1). */
+const UUID_V4_REGEXP = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** A SlotId: 16 hex digits, a dash, the ordinal padded to at least 4 digits (REC-1). */
+const SLOT_ID_REGEXP = /^[0-9a-f]{16}-(?:\d{4}|[1-9]\d{4,})$/;
+
+/**
+ * True when `value` is a RunId, AttemptId, `invocationId` or `recordId`: a lowercase UUID v4.
+ * Identifiers read from the Record are checked with it before they become part of a path.
+ */
+export function isRecordUuid(value: unknown): value is string {
+  return typeof value === "string" && UUID_V4_REGEXP.test(value);
+}
+
+/** True when `value` has the SlotId grammar of REC-1 (it names a member file). */
+export function isSlotId(value: unknown): value is string {
+  return typeof value === "string" && SLOT_ID_REGEXP.test(value);
+}
+
 /** `<first 16 hex of SHA-256(evalId)>-<ordinal, 4 digits>`. */
 export function slotIdOf(evalId: string, ordinal: number): string {
   // Flat: SlotIds are kept for the whole run, one per slot.

@@ -1,8 +1,13 @@
 /**
  * Reads published Runs (REC-10, REC-11): only Runs with a zero-byte `complete` marker exist for
  * readers; every document read is validated, and a bad one is `record-invalid` naming the file.
+ *
+ * Nothing read from the Record leaves the root: every identifier that becomes part of a path is
+ * checked against its grammar first (REC-1), every directory on the way to a document must be a
+ * real directory (no symbolic link), and every document a regular file, checked with `lstat`
+ * before it is opened (a FIFO would block the open forever).
  */
-import { join, relative } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import pLimit from "p-limit";
 import { errorMessage, UsageError } from "../_shared/mod.ts";
 import { foldVerdict, type SealedAssertion } from "../expect/mod.ts";
@@ -19,7 +24,7 @@ import {
   type RunDoc,
 } from "./schema.ts";
 import { SCHEMA_VERSION } from "./documents.ts";
-import { slotIdOf } from "./ids.ts";
+import { isRecordUuid, isSlotId, slotIdOf } from "./ids.ts";
 import type { ZodType } from "zod";
 
 /** A published Run. */
@@ -53,6 +58,8 @@ export class RecordReader {
   #scan: Promise<RecordScan> | undefined;
   #publishedIds: Promise<ReadonlySet<string>> | undefined;
   readonly #attempts = new Map<string, Promise<StoredAttempt>>();
+  /** Directories below the root checked to be real directories, by absolute path. */
+  readonly #dirs = new Map<string, Promise<void>>();
 
   constructor(root: string) {
     this.root = root;
@@ -73,10 +80,14 @@ export class RecordReader {
     const marked = await Promise.all(
       names.map((name) => this.#limit(() => isPublished(join(this.root, "runs", name)))),
     );
-    return {
-      published: names.filter((_, i) => marked[i]),
-      unpublished: names.filter((_, i) => !marked[i]),
-    };
+    const published = names.filter((_, i) => marked[i]);
+    // A published-looking directory whose name is no RunId is damage, never a Run to read.
+    const misnamed = published.find((name) => !isRecordUuid(name));
+    if (misnamed !== undefined) {
+      const dir = join(this.root, "runs", misnamed);
+      throw invalid(this.root, dir, dir, "the directory name is not a RunId (a lowercase UUID v4)");
+    }
+    return { published, unpublished: names.filter((_, i) => !marked[i]) };
   }
 
   async #doScan(): Promise<RecordScan> {
@@ -88,7 +99,7 @@ export class RecordReader {
   /** Checks `record.json` (REC-2, REC-11), then lists the Run directories, sorted. */
   async #runNames(): Promise<string[]> {
     const recordPath = join(this.root, "record.json");
-    const record = await readJson(recordPath, this.root, null).catch((error) => {
+    const record = await this.#readJson(recordPath, null).catch((error) => {
       if (error instanceof Deno.errors.NotFound) return undefined;
       throw error;
     });
@@ -103,20 +114,27 @@ export class RecordReader {
         );
       }
     }
+    const runs = join(this.root, "runs");
     const names: string[] = [];
     try {
-      for await (const entry of Deno.readDir(join(this.root, "runs"))) {
-        if (entry.isDirectory) names.push(entry.name);
-      }
+      await this.#realDir(runs);
     } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      if (error instanceof Deno.errors.NotFound) return names;
+      throw error;
+    }
+    for (const entry of await listDir(this.root, runs)) {
+      if (entry.isSymlink) {
+        const path = join(runs, entry.name);
+        throw invalid(this.root, path, path, "is a symbolic link, not a Run directory");
+      }
+      if (entry.isDirectory) names.push(entry.name);
     }
     return names.sort();
   }
 
   async #readRun(name: string): Promise<PublishedRun> {
     const dir = join(this.root, "runs", name);
-    const doc = await readDoc(join(dir, "run.json"), RUN_SCHEMA, this.root, dir);
+    const doc = await this.#readDoc(join(dir, "run.json"), RUN_SCHEMA, dir);
     if (doc.runId !== name) {
       throw invalid(
         this.root,
@@ -144,8 +162,11 @@ export class RecordReader {
   /** The member of `slotId` in a published Run; a missing member makes the Run invalid. */
   member(run: PublishedRun, slotId: string): Promise<MemberDoc> {
     return this.#limit(async () => {
+      if (!isSlotId(slotId)) {
+        throw invalid(this.root, join(run.dir, "run.json"), run.dir, `"${slotId}" is not a SlotId`);
+      }
       const path = join(run.dir, "members", `${slotId}.json`);
-      const doc = await readDoc(path, MEMBER_SCHEMA, this.root, run.dir);
+      const doc = await this.#readDoc(path, MEMBER_SCHEMA, run.dir);
       const problem = memberProblem(doc, slotId, run.runId);
       if (problem) throw invalid(this.root, path, run.dir, problem);
       return doc;
@@ -199,8 +220,45 @@ export class RecordReader {
     return { member, stored };
   }
 
+  /**
+   * The AttemptIds of a published Run's `attempts/` directory; a Run that executed nothing may
+   * have none. An entry that is a symbolic link or a directory not named by an AttemptId makes the
+   * Run invalid.
+   */
+  async attemptIds(run: PublishedRun): Promise<string[]> {
+    const dir = join(run.dir, "attempts");
+    try {
+      await this.#realDir(dir);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return [];
+      throw error;
+    }
+    const ids: string[] = [];
+    for (const entry of await listDir(this.root, dir, run.dir)) {
+      const path = join(dir, entry.name);
+      if (entry.isSymlink) throw invalid(this.root, path, run.dir, "is a symbolic link");
+      if (!entry.isDirectory) continue;
+      if (!isRecordUuid(entry.name)) {
+        throw invalid(this.root, path, run.dir, "the directory name is not an AttemptId");
+      }
+      ids.push(entry.name);
+    }
+    return ids.sort();
+  }
+
   /** An executed Attempt of `originRunId`, with its verdict recomputed from its assertions. */
   attempt(originRunId: string, attemptId: string): Promise<StoredAttempt> {
+    if (!isRecordUuid(originRunId) || !isRecordUuid(attemptId)) {
+      // Checked before either becomes part of a path: `../..` must never leave the root.
+      return Promise.reject(
+        invalid(
+          this.root,
+          this.root,
+          null,
+          `Attempt "${attemptId}" of run "${originRunId}" is not named by UUIDs`,
+        ),
+      );
+    }
     const key = `${originRunId}/${attemptId}`;
     let found = this.#attempts.get(key);
     if (!found) {
@@ -214,7 +272,7 @@ export class RecordReader {
     const runDir = join(this.root, "runs", originRunId);
     const dir = join(runDir, "attempts", attemptId);
     const path = join(dir, "attempt.json");
-    const doc = await readDoc(path, ATTEMPT_SCHEMA, this.root, runDir);
+    const doc = await this.#readDoc(path, ATTEMPT_SCHEMA, runDir);
     if (doc.attemptId !== attemptId || doc.originRunId !== originRunId) {
       throw invalid(
         this.root,
@@ -223,37 +281,146 @@ export class RecordReader {
         `names Attempt ${doc.attemptId} of run ${doc.originRunId}, not its own directory`,
       );
     }
-    const assertions = await readDoc(
-      join(dir, "assertions.json"),
-      ASSERTIONS_SCHEMA,
-      this.root,
-      runDir,
-    );
+    if (doc.slotId !== slotIdOf(doc.evalId, doc.ordinal)) {
+      throw invalid(this.root, path, runDir, "slotId does not match its evalId and ordinal");
+    }
+    const assertions = await this.#readDoc(join(dir, "assertions.json"), ASSERTIONS_SCHEMA, runDir);
     // Nothing in a verdict comes from events.json, but an Attempt that is reused or reported must
     // be whole: a damaged transcript fails here, not later in `show @<locator>`.
-    await readDoc(join(dir, "events.json"), EVENTS_SCHEMA, this.root, runDir);
+    await this.#readDoc(join(dir, "events.json"), EVENTS_SCHEMA, runDir);
     return { doc, verdict: verdictOf(doc, assertions), dir };
   }
 
   /** The assertions document of a stored Attempt. */
   assertions(stored: StoredAttempt): Promise<AssertionsDoc> {
-    return readDoc(
+    return this.#readDoc(
       join(stored.dir, "assertions.json"),
       ASSERTIONS_SCHEMA,
-      this.root,
       join(stored.dir, "..", ".."),
     );
   }
 
   /** The events document of a stored Attempt. */
   events(stored: StoredAttempt): Promise<Record<string, unknown>> {
-    return readDoc(
+    return this.#readDoc(
       join(stored.dir, "events.json"),
       EVENTS_SCHEMA,
-      this.root,
       join(stored.dir, "..", ".."),
     ) as Promise<Record<string, unknown>>;
   }
+
+  /** `attempt.json` of a stored Attempt as written, every key kept (`show --json`). */
+  attemptJson(stored: StoredAttempt): Promise<unknown> {
+    return this.#readJson(join(stored.dir, "attempt.json"), join(stored.dir, "..", ".."));
+  }
+
+  async #readDoc<T>(path: string, schema: ZodType<T>, runDir: string | null): Promise<T> {
+    const raw = await this.#readJson(path, runDir);
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw invalid(
+        this.root,
+        path,
+        runDir,
+        `${issue?.path.join(".") || "document"}: ${issue?.message ?? "invalid"}`,
+      );
+    }
+    return parsed.data;
+  }
+
+  /**
+   * Parses one document. Its directory must be a real directory inside the root and the document
+   * a regular file; both are checked with `lstat` before the file is opened. A missing
+   * `record.json` (`runDir` null) rejects with `NotFound`; everything else is `record-invalid`.
+   */
+  async #readJson(path: string, runDir: string | null): Promise<unknown> {
+    let text: string;
+    try {
+      await this.#realDir(dirname(path));
+      const info = await Deno.lstat(path);
+      if (!info.isFile) throw new NotRegularError(kindOf(info));
+      text = await Deno.readTextFile(path);
+    } catch (error) {
+      if (runDir === null && error instanceof Deno.errors.NotFound) throw error;
+      if (error instanceof UsageError) throw error;
+      throw invalid(this.root, path, runDir, problemOf(error));
+    }
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw invalid(this.root, path, runDir, `invalid JSON: ${errorMessage(error)}`);
+    }
+  }
+
+  /**
+   * Resolves when `dir` and every directory between the root and it are real directories, not
+   * symbolic links; rejects with `NotFound` when one is missing, else with `record-invalid`.
+   */
+  #realDir(dir: string): Promise<void> {
+    if (dir === this.root) return Promise.resolve();
+    let checked = this.#dirs.get(dir);
+    if (!checked) {
+      const parent = dirname(dir);
+      checked = (parent.length < this.root.length ? Promise.resolve() : this.#realDir(parent))
+        .then(async () => {
+          const info = await Deno.lstat(dir).catch((error) => {
+            if (error instanceof Deno.errors.NotFound) throw error;
+            throw invalid(this.root, dir, null, problemOf(error));
+          });
+          if (!info.isDirectory) {
+            throw invalid(
+              this.root,
+              dir,
+              runDirOf(this.root, dir),
+              `is a ${kindOf(info)}, not a directory`,
+            );
+          }
+        });
+      this.#dirs.set(dir, checked);
+    }
+    return checked;
+  }
+}
+
+/** A path that exists but is no regular file (a FIFO, socket, device, directory or link). */
+class NotRegularError extends Error {
+  constructor(kind: string) {
+    super(`is a ${kind}, not a regular file`);
+    this.name = "NotRegularError";
+  }
+}
+
+function kindOf(info: Deno.FileInfo): string {
+  if (info.isSymlink) return "symbolic link";
+  if (info.isDirectory) return "directory";
+  if (info.isFile) return "regular file";
+  if (info.isFifo) return "FIFO";
+  if (info.isSocket) return "socket";
+  return "device or special file";
+}
+
+function problemOf(error: unknown): string {
+  if (error instanceof NotRegularError) return error.message;
+  if (error instanceof Deno.errors.NotFound) return "file is missing";
+  return errorMessage(error);
+}
+
+/** `<root>/runs/<name>` for a path inside a Run directory, else null. */
+function runDirOf(root: string, path: string): string | null {
+  const parts = relative(root, path).split(sep);
+  return parts[0] === "runs" && parts.length >= 2 ? join(root, "runs", parts[1]!) : null;
+}
+
+/** The entries of a directory inside the root; a failure is `record-invalid` naming it. */
+async function listDir(root: string, dir: string, runDir: string | null = null) {
+  const entries: Deno.DirEntry[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) entries.push(entry);
+  } catch (error) {
+    throw invalid(root, dir, runDir, `cannot list: ${errorMessage(error)}`);
+  }
+  return entries;
 }
 
 /** REC-10: a Run is published iff `complete` is a zero-byte regular file. */
@@ -297,52 +464,22 @@ export function verdictOf(doc: AttemptDoc, assertions: AssertionsDoc): StoredAtt
   return folded.verdict;
 }
 
-async function readDoc<T>(
-  path: string,
-  schema: ZodType<T>,
-  root: string,
-  runDir: string | null,
-): Promise<T> {
-  const raw = await readJson(path, root, runDir);
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw invalid(
-      root,
-      path,
-      runDir,
-      `${issue?.path.join(".") || "document"}: ${issue?.message ?? "invalid"}`,
-    );
-  }
-  return parsed.data;
-}
-
-async function readJson(path: string, root: string, runDir: string | null): Promise<unknown> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (error) {
-    if (runDir === null) throw error;
-    throw invalid(
-      root,
-      path,
-      runDir,
-      error instanceof Deno.errors.NotFound ? "file is missing" : errorMessage(error),
-    );
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw invalid(root, path, runDir, `invalid JSON: ${errorMessage(error)}`);
-  }
-}
-
 function invalid(root: string, path: string, runDir: string | null, detail: string): UsageError {
   return new UsageError(
     "record-invalid",
-    `${path}: ${detail}`,
-    runDir
-      ? `move ${relative(root, runDir) || runDir} out of ${root}, then run the command again`
-      : `fix or move ${path}, then run the command again`,
+    oneLine(`${path}: ${detail}`),
+    oneLine(
+      runDir
+        ? `move ${relative(root, runDir) || runDir} out of ${root}, then run the command again`
+        : `fix or move ${path}, then run the command again`,
+    ),
   );
+}
+
+// deno-lint-ignore no-control-regex
+const CONTROL_REGEXP = /[\u0000-\u001f\u007f]/g;
+
+/** Escapes control characters: names and values from a damaged Record may hold line breaks. */
+function oneLine(text: string): string {
+  return text.replace(CONTROL_REGEXP, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

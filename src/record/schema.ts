@@ -1,14 +1,18 @@
 /** zod schemas of the Record documents niceeval reads back (REC-11: invalid → `record-invalid`). */
 import { z } from "zod";
+import { isRecordUuid, isSlotId } from "./ids.ts";
 
 const iso = z.string().min(1);
 const sha = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+/** RunIds, AttemptIds and the like: checked before any of them becomes part of a path (REC-1). */
+const uuid = z.string().refine(isRecordUuid, "must be a lowercase UUID v4");
+const slotId = z.string().refine(isSlotId, "must be a SlotId (16 hex digits, -, ordinal)");
 
 /** `record.json`. */
 export const RECORD_SCHEMA = z.object({
   format: z.literal("niceeval.record"),
   schemaVersion: z.number().int().positive(),
-  recordId: z.string(),
+  recordId: uuid,
   createdAt: iso,
 });
 
@@ -16,8 +20,8 @@ export const RECORD_SCHEMA = z.object({
 export const RUN_SCHEMA = z.object({
   format: z.literal("niceeval.run"),
   schemaVersion: z.literal(1),
-  runId: z.string().min(1),
-  invocationId: z.string(),
+  runId: uuid,
+  invocationId: uuid,
   experimentId: z.string().min(1),
   niceevalVersion: z.string(),
   startedAt: iso,
@@ -38,7 +42,7 @@ export const RUN_SCHEMA = z.object({
     rerun: z.enum(["none", "failed", "all"]),
   }),
   expectedSlots: z.array(z.object({
-    slotId: z.string(),
+    slotId,
     evalId: z.string(),
     ordinal: z.number().int().nonnegative(),
     kind: z.enum(["pass", "score"]),
@@ -59,11 +63,11 @@ export const RUN_SCHEMA = z.object({
 export const MEMBER_SCHEMA = z.object({
   format: z.literal("niceeval.member"),
   schemaVersion: z.literal(1),
-  slotId: z.string(),
+  slotId,
   evalId: z.string(),
   ordinal: z.number().int().nonnegative(),
   action: z.enum(["executed", "carried", "not-dispatched", "interrupted"]),
-  attempt: z.object({ originRunId: z.string(), attemptId: z.string() }).nullable(),
+  attempt: z.object({ originRunId: uuid, attemptId: uuid }).nullable(),
   reason: z.string().nullable(),
 });
 
@@ -76,12 +80,12 @@ const usage = z.object({
 export const ATTEMPT_SCHEMA = z.object({
   format: z.literal("niceeval.attempt"),
   schemaVersion: z.literal(1),
-  attemptId: z.string(),
-  originRunId: z.string(),
+  attemptId: uuid,
+  originRunId: uuid,
   experimentId: z.string(),
   evalId: z.string(),
   ordinal: z.number().int().nonnegative(),
-  slotId: z.string(),
+  slotId,
   executionIdentityDigest: sha,
   kind: z.enum(["pass", "score"]),
   outcome: z.enum(["completed", "errored", "cancelled", "interrupted"]),
@@ -93,8 +97,15 @@ export const ATTEMPT_SCHEMA = z.object({
   timedMs: z.number().nonnegative(),
   usage: usage.nullable(),
   estimatedCostUSD: z.number().nullable(),
-  error: z.object({ code: z.string(), phase: z.string(), message: z.string(), scope: z.string() })
-    .nullable(),
+  // location and stack were added within schemaVersion 1: older Records lack them (optional).
+  error: z.object({
+    code: z.string(),
+    phase: z.string(),
+    message: z.string(),
+    scope: z.string(),
+    location: z.string().nullable().optional(),
+    stack: z.string().nullable().optional(),
+  }).nullable(),
   retries: z.array(z.unknown()),
 }).loose();
 

@@ -12,7 +12,7 @@
 import { join } from "node:path";
 import type { Clock } from "../_shared/mod.ts";
 import type { AttemptResult, RunEvent } from "../_shared/mod.ts";
-import type { Random } from "../_shared/mod.ts";
+import type { Random, Redactor } from "../_shared/mod.ts";
 import { childPath, createExclusive, DirectorySyncer, recordJson } from "./atomic.ts";
 import { KeyedQueue } from "./_keyed_queue.ts";
 import {
@@ -91,6 +91,8 @@ export class RecordWriter {
       parallelWrites?: number;
       /** Directory fsyncs (tests count them); default: a real one. */
       syncer?: DirectorySyncer;
+      /** Redacts credential values from every document (CLI-8); default: none. */
+      redactor?: Redactor;
     },
   ) {
     this.#root = root;
@@ -101,6 +103,7 @@ export class RecordWriter {
       options.random,
       this.#syncer,
       (error) => this.onFailure(error),
+      options.redactor,
     );
     this.#queue = new KeyedQueue(
       options.parallelWrites ?? DEFAULT_PARALLEL_WRITES,
@@ -314,7 +317,7 @@ export class RecordWriter {
     if (!slot || !run || !attempt) return;
     attempt.settled = true;
     this.#attempts.delete(position);
-    const files = settledFiles(attempt.header, result);
+    const files = settledFiles(attempt.header, result, this.#guard.redactor);
     this.#queue.push(position, { kind: "settle", attempt, files });
     this.#member(run, slot, "executed", {
       originRunId: run.spec.header.runId,

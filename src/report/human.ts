@@ -98,7 +98,7 @@ export function attemptLines(result: AttemptResult, locator: string): string[] {
   if (result.verdict === "errored" && result.error) {
     return [
       `${head}  errored  ${locator}`,
-      `    ${result.error.code}: ${oneLine(result.error.message)}`,
+      `    ${result.error.code}: ${oneLine(result.error.message)}${atLocation(result.error)}`,
     ];
   }
   return [];
@@ -245,9 +245,10 @@ function failuresPanel(summary: RunSummary): BoxPanel | null {
   for (const row of errored.slice(0, 10)) {
     const code = row.result?.error?.code ?? row.reason ?? "errored";
     const message = row.result?.error?.message ?? row.message ?? "";
+    const at = row.result?.error ? atLocation(row.result.error) : "";
     const { experimentId, evalId, ordinal } = row.slot;
     body.push(`✗ ${row.locator ? `${row.locator}  ` : ""}${experimentId}  ${evalId}#${ordinal}`);
-    body.push(`  error ${code}: ${oneLine(message)}`);
+    body.push(`  error ${code}: ${oneLine(message)}${at}`);
     if (row.locator) body.push(`  details: niceeval show ${row.locator}`);
   }
   return { title: "FAILURES", note: `${failed.length} failed · ${errored.length} errored`, body };
@@ -272,6 +273,11 @@ function nextPanel(
   }
   if (summary.headline === "INTERRUPTED") body.push(exp);
   return { title: "NEXT", note: null, body };
+}
+
+/** ` at <file:line:col>` of an error thrown by user code, else "". */
+function atLocation(error: { readonly location?: string | null }): string {
+  return error.location ? ` at ${oneLine(error.location)}` : "";
 }
 
 /** A JSON value as shown in human output: strings bare, everything else as JSON. */

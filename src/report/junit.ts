@@ -1,5 +1,5 @@
 /** JUnit XML (cli.md §8): one testsuite per Run, one testcase per planned slot. */
-import { isoTime } from "../_shared/mod.ts";
+import { isoTime, type Redactor } from "../_shared/mod.ts";
 import type { Plan } from "../plan/mod.ts";
 import { assertionShape, firstFailure } from "./human.ts";
 import type { RunSummary, SlotReport } from "./summary.ts";
@@ -26,8 +26,15 @@ export function junitXml(
   summary: RunSummary,
   plan: Plan,
   runs: readonly JunitRun[],
-  now: { startedAt: number; endedAt: number },
+  now: {
+    startedAt: number;
+    endedAt: number;
+    /** Applied to every value before it is escaped (JUNIT-5, CLI-8); default: none. */
+    redactor?: Redactor | undefined;
+  },
 ): string {
+  const esc = escapes(now.redactor);
+  const { attr } = esc;
   const total: Tally = { tests: 0, failures: 0, errors: 0, skipped: 0 };
   const suites: string[] = [];
   for (const run of runs) {
@@ -36,7 +43,7 @@ export function junitXml(
       .filter((r) => r.slot.experimentIndex === run.experimentIndex)
       .sort((a, b) => a.slot.evalIndex - b.slot.evalIndex || a.slot.ordinal - b.slot.ordinal);
     const tally: Tally = { tests: 0, failures: 0, errors: 0, skipped: 0 };
-    const cases = rows.map((row) => testcase(row, tally));
+    const cases = rows.map((row) => testcase(row, tally, esc));
     for (const key of Object.keys(total) as (keyof Tally)[]) total[key] += tally[key];
     suites.push(
       `  <testsuite name="${attr(experiment.id)}" ${counters(tally)} time="${
@@ -59,7 +66,7 @@ export function junitXml(
     `</testsuites>\n`;
 }
 
-function testcase(row: SlotReport, tally: Tally): string {
+function testcase(row: SlotReport, tally: Tally, { attr, message, text }: Escapes): string {
   tally.tests++;
   const s = row.slot;
   const open = `    <testcase name="${
@@ -87,7 +94,14 @@ function testcase(row: SlotReport, tally: Tally): string {
     const code = row.result?.error?.code ?? row.reason ?? "errored";
     const msg = row.result?.error?.message ?? row.message ?? "";
     const phase = row.result?.error?.phase ?? "experiment.setup";
-    const body = [`phase: ${phase}`, msg, ...(row.locator ? [`locator: ${row.locator}`] : [])];
+    const error = row.result?.error;
+    const body = [
+      `phase: ${phase}`,
+      msg,
+      ...(error?.location ? [`location: ${error.location}`] : []),
+      ...(error?.stack ? error.stack.split("\n").map((frame) => `    ${frame}`) : []),
+      ...(row.locator ? [`locator: ${row.locator}`] : []),
+    ];
     children.push(
       `      <error type="${attr(code)}" message="${message(`${code}: ${msg}`)}">${
         text(body.join("\n"))
@@ -135,7 +149,25 @@ function clean(value: string): string {
   return out;
 }
 
-function attr(value: string): string {
+/** The value escapes of one document; each redacts its value first (JUNIT-5, CLI-8). */
+interface Escapes {
+  attr(value: string): string;
+  message(value: string): string;
+  text(value: string): string;
+}
+
+function escapes(redactor: Redactor | undefined): Escapes {
+  if (!redactor || redactor.isEmpty) {
+    return { attr: escapeAttr, message: escapeMessage, text: escapeText };
+  }
+  return {
+    attr: (value) => escapeAttr(redactor.redact(value)),
+    message: (value) => escapeMessage(redactor.redact(value)),
+    text: (value) => escapeText(redactor.redact(value)),
+  };
+}
+
+function escapeAttr(value: string): string {
   return clean(value).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(
     /"/g,
     "&quot;",
@@ -143,11 +175,11 @@ function attr(value: string): string {
     .replace(/'/g, "&apos;").replace(/\r?\n/g, "&#10;");
 }
 
-function message(value: string): string {
+function escapeMessage(value: string): string {
   const line = value.replace(/\s*\n\s*/g, " ");
-  return attr(line.length > 500 ? line.slice(0, 499) + "…" : line);
+  return escapeAttr(line.length > 500 ? line.slice(0, 499) + "…" : line);
 }
 
-function text(value: string): string {
+function escapeText(value: string): string {
   return clean(value).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }

@@ -126,6 +126,8 @@ export class NdjsonReporter {
           code: e.code,
           phase: e.phase,
           message: e.message,
+          location: null,
+          stack: null,
         });
       case "experiment_setup":
       case "experiment_teardown":
@@ -184,6 +186,7 @@ export class NdjsonReporter {
       score: r.score,
       skipReason: r.skipReason,
       errorCode: r.error?.code ?? null,
+      errorLocation: r.error?.location ?? null,
       usage: r.usage,
       estimatedCostUSD: r.estimatedCostUSD,
     });
@@ -218,6 +221,8 @@ export class NdjsonReporter {
         code: r.error.code,
         phase: r.error.phase,
         message: r.error.message,
+        location: r.error.location ?? null,
+        stack: r.error.stack ?? null,
       });
     }
   }

@@ -177,9 +177,18 @@ export interface AttemptView {
   readonly durationMs: number;
   readonly usage: { inputTokens?: number | null; outputTokens?: number | null } | null;
   readonly estimatedCostUSD: number | null;
-  readonly error: { code: string; phase: string; message: string } | null;
+  /** `location` and `stack` are absent in Records written before they existed. */
+  readonly error: {
+    code: string;
+    phase: string;
+    message: string;
+    location?: string | null | undefined;
+    stack?: string | null | undefined;
+  } | null;
   readonly assertions: readonly Record<string, unknown>[];
   readonly turns: readonly Record<string, unknown>[];
+  /** `events.json` `logs`: `t.log` lines and attributed `console.*` output, in order. */
+  readonly logs?: readonly unknown[] | undefined;
 }
 
 /** Attempt scope (CMD-14). */
@@ -199,7 +208,7 @@ export function attemptViewLines(v: AttemptView): string[] {
       }`,
     );
   }
-  if (v.error) lines.push(`  error       ${v.error.code} (${v.error.phase}): ${v.error.message}`);
+  if (v.error) lines.push(...errorLines(v.error));
   lines.push("Assertions");
   if (v.assertions.length === 0) lines.push("  (none)");
   for (const a of v.assertions) {
@@ -213,6 +222,26 @@ export function attemptViewLines(v: AttemptView): string[] {
   lines.push("Turns");
   if (v.turns.length === 0) lines.push("  (none)");
   for (const t of v.turns) lines.push(...turnLines(t));
+  if (v.logs && v.logs.length > 0) {
+    lines.push("Logs");
+    for (const log of v.logs) lines.push(...logLines(log));
+  }
+  return lines;
+}
+
+/** One log entry, each of its lines indented; never cut, like logs elsewhere. */
+function logLines(log: unknown): string[] {
+  const entry = typeof log === "object" && log !== null ? log as Record<string, unknown> : {};
+  const text = typeof entry.text === "string" ? entry.text : JSON.stringify(log) ?? "";
+  return text.split("\n").map((line) => `  ${line}`.trimEnd());
+}
+
+/** The error line, then where user code threw it and its user frames, when known. */
+function errorLines(e: NonNullable<AttemptView["error"]>): string[] {
+  const lines = [`  error       ${e.code} (${e.phase}): ${e.message}`];
+  if (e.location) lines.push(`  location    ${e.location}`);
+  const frames = e.stack ? e.stack.split("\n") : [];
+  frames.forEach((frame, i) => lines.push(`  ${i === 0 ? "stack" : ""}`.padEnd(14) + frame));
   return lines;
 }
 

@@ -6,6 +6,7 @@
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { closest, isPlainObject, sha256Hex } from "../_shared/mod.ts";
+import { MAX_CONCURRENCY, MAX_TIMER_MS } from "../_shared/mod.ts";
 import { SandboxConfigError } from "./errors.ts";
 import {
   type CustomSandboxDefinition,
@@ -101,7 +102,9 @@ export function defineSandbox(o: DefineSandboxOptions): SandboxLayer {
     create: fn(options.create, "create", what) as CustomSandboxDefinition["create"],
     recommendedConcurrency: options.recommendedConcurrency === undefined
       ? 5
-      : positiveInteger(options.recommendedConcurrency, "recommendedConcurrency", what),
+      : positiveInteger(options.recommendedConcurrency, "recommendedConcurrency", what, {
+        max: MAX_CONCURRENCY,
+      }),
     exclusive: bool(options.exclusive ?? false, "exclusive", what),
     ...(options.classifyCreateError === undefined ? {} : {
       classifyCreateError: fn(options.classifyCreateError, "classifyCreateError", what) as (
@@ -263,9 +266,18 @@ function envNames(value: unknown, what: string): string[] {
   });
 }
 
-function positiveInteger(value: unknown, option: string, what: string): number {
+/** An integer from 1 to `max` (default: the largest timer delay, docs/limits.md). */
+function positiveInteger(
+  value: unknown,
+  option: string,
+  what: string,
+  { max = MAX_TIMER_MS }: { max?: number } = {},
+): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
     throw new SandboxConfigError(option, `${what}: ${option} must be a positive integer`);
+  }
+  if (value > max) {
+    throw new SandboxConfigError(option, `${what}: ${option} must be ≤ ${max}, got ${value}`);
   }
   return value;
 }

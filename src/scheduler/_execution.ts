@@ -371,6 +371,8 @@ export function settledResult(
         phase: result.error?.phase ?? "test",
         message: `the Attempt exceeded its ${options.timeoutMs} ms deadline`,
         scope: "attempt",
+        location: null,
+        stack: null,
       },
     };
   }

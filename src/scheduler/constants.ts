@@ -1,4 +1,8 @@
-/** Scheduling constants (scheduling.md §27). */
+/**
+ * Scheduling constants (scheduling.md §27). The upper bounds of user input (attempts, caps,
+ * timers) live in `_shared/limits.ts`, where config and discovery can check them too
+ * (docs/limits.md).
+ */
 
 /** Physical tries per send. */
 export const SEND_MAX_TRIES = 4;

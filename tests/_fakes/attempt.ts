@@ -64,6 +64,8 @@ export function fakeResult(
         phase: "test",
         message: "fake error",
         scope: o.scope ?? "attempt",
+        location: null,
+        stack: null,
       }
       : null,
     startedAt: control.startedAt,

@@ -1,5 +1,6 @@
 /** A fake {@link Io} for `main(args, io)`: captured streams, a fixed env, fake time and randomness. */
 import type { Io, TextSink } from "../../src/cli/io.ts";
+import { credentialValues, Redactor } from "../../src/_shared/mod.ts";
 import { createFakeClock, type FakeClock } from "./clock.ts";
 import { createSeededRandom } from "./random.ts";
 
@@ -28,11 +29,18 @@ export interface FakeIoOptions {
   readonly columns?: number;
 }
 
-/** Creates a captured text sink. */
-export function createCapturedSink(isTerminal = false, columns?: number): CapturedSink {
+/**
+ * Creates a captured text sink; with a redactor it redacts every write, as the process's sinks
+ * do (CLI-8).
+ */
+export function createCapturedSink(
+  isTerminal = false,
+  columns?: number,
+  redactor?: Redactor,
+): CapturedSink {
   const chunks: string[] = [];
   return {
-    write: (text) => void chunks.push(text),
+    write: (text) => void chunks.push(redactor ? redactor.redact(text) : text),
     isTerminal,
     columns: () => columns,
     text: () => chunks.join(""),
@@ -45,9 +53,11 @@ export function createFakeIo(options: FakeIoOptions = {}): FakeIo {
   const force = new AbortController();
   const env = Object.freeze({ ...(options.env ?? {}) });
   const setVariables = new Map<string, string>();
+  const redactor = new Redactor(credentialValues(env));
   return {
-    stdout: createCapturedSink(options.isTerminal ?? false, options.columns),
-    stderr: createCapturedSink(options.isTerminal ?? false, options.columns),
+    stdout: createCapturedSink(options.isTerminal ?? false, options.columns, redactor),
+    stderr: createCapturedSink(options.isTerminal ?? false, options.columns, redactor),
+    redactor,
     env,
     setEnv: (key, value) => {
       if (!Object.hasOwn(env, key) && !setVariables.has(key)) setVariables.set(key, value);

@@ -1,5 +1,5 @@
 /** Writes small published Runs through the real Record writer, for reader and carry tests. */
-import type { AttemptResult, NotDispatchedReason } from "../../src/_shared/mod.ts";
+import { type AttemptResult, type NotDispatchedReason, sha256Hex } from "../../src/_shared/mod.ts";
 import { digestOf, RecordWriter, type RunSpec, slotIdOf } from "../../src/record/mod.ts";
 import { createFakeClock } from "./clock.ts";
 import { createSeededRandom } from "./random.ts";
@@ -17,6 +17,17 @@ export interface FakeSlot {
   readonly ordinal: number;
   readonly fill: SlotFill;
   readonly inputFingerprint?: string;
+}
+
+/**
+ * A deterministic lowercase UUID v4 for a short test name (`uuidOf("r1")`): Record readers accept
+ * only UUIDs as RunIds and AttemptIds (REC-1), so tests name them through this.
+ */
+export function uuidOf(name: string): string {
+  const h = sha256Hex(name);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${
+    h.slice(20, 32)
+  }`;
 }
 
 /** Identity digests used by fake Runs. */
@@ -61,7 +72,7 @@ export async function writeRun(
   const spec: RunSpec = {
     header: {
       runId: options.runId,
-      invocationId: "inv-" + options.runId,
+      invocationId: uuidOf("inv-" + options.runId),
       experimentId: options.experimentId,
       niceevalVersion: "0.1.0",
       startedAt: options.startedAt,

@@ -44,7 +44,14 @@ export function result(over: Partial<AttemptResult> & { attemptId: string }): At
     scoreResult: null,
     skipReason: null,
     error: verdict === "errored"
-      ? { code: "test-threw", phase: "test", message: "boom", scope: "attempt" }
+      ? {
+        code: "test-threw",
+        phase: "test",
+        message: "boom",
+        scope: "attempt",
+        location: null,
+        stack: null,
+      }
       : null,
     startedAt: Date.UTC(2026, 10, 29, 10, 0, 0),
     endedAt: Date.UTC(2026, 10, 29, 10, 0, 1),

@@ -111,7 +111,10 @@ export function ndjson(text: string): Record<string, unknown>[] {
   return text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line));
 }
 
-/** Reads a child's stdout line by line until `until(line)` is true; returns every line read. */
+/**
+ * Reads a child's stdout line by line until `until(line)` is true; returns every line read. The
+ * timeout (default 2 minutes) only turns a hang into a failure.
+ */
 export async function readUntil(
   child: Deno.ChildProcess,
   until: (line: string) => boolean,
@@ -120,7 +123,7 @@ export async function readUntil(
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   const lines: string[] = [];
   let buffer = "";
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   while (Date.now() < deadline) {
     const { value, done } = await reader.read();
     if (done) break;

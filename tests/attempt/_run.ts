@@ -1,7 +1,7 @@
 /** Runs one eval through the real per-Attempt runner with a fake control and fake time. */
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { AttemptResult } from "../../src/_shared/mod.ts";
+import type { AttemptError, AttemptResult } from "../../src/_shared/mod.ts";
 import { createAttemptRunner } from "../../src/attempt/mod.ts";
 import type { Agent } from "../../src/agents/mod.ts";
 import { scriptedAgent } from "../../src/agents/mod.ts";
@@ -89,4 +89,13 @@ export function runEval(
 /** The diagnostic codes of a result, in order. */
 export function diagnosticCodes(result: AttemptResult): string[] {
   return result.details.diagnostics.map((d) => d.code);
+}
+
+/** An Attempt error without `location` and `stack`, for tests whose subject is not the trace. */
+export function untraced(
+  error: AttemptError | null,
+): Omit<AttemptError, "location" | "stack"> | null {
+  if (error === null) return null;
+  const { location: _location, stack: _stack, ...rest } = error;
+  return rest;
 }

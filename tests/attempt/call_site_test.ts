@@ -158,3 +158,121 @@ Deno.test("CallSiteFinder.find() looks on from the marker when the entry's calle
     delete V8.prepareStackTrace;
   }
 });
+
+/** The trace of `error` in the project at {@link ROOT}, niceeval's sources at {@link OWN}. */
+function traceOf(error: unknown) {
+  return new CallSiteFinder(ROOT, OWN).trace(error);
+}
+
+/** A TypeError whose stack is `frames` under the usual `TypeError: <message>` header. */
+function thrown(message: string, ...frames: string[]): Error {
+  const error = new TypeError(message);
+  error.stack = [`TypeError: ${message}`, ...frames.map((f) => `    at ${f}`)].join("\n");
+  return error;
+}
+
+Deno.test("CallSiteFinder.trace() keeps the user frames of a stack mixed with niceeval, runtime and dependency frames", () => {
+  const error = thrown(
+    "Cannot read properties of undefined (reading 'bar')",
+    "helper (file:///home/u/project/evals/throws.eval.ts:4:10)",
+    "Object.test (file:///home/u/project/evals/throws.eval.ts:11:5)",
+    "async file:///opt/niceeval/src/attempt/run_attempt.ts:327:7",
+    "async AttemptState.phase (file:///opt/niceeval/src/attempt/state.ts:129:14)",
+    "ext:core/01_core.js:10:2",
+    "node:internal/process/task_queues:95:5",
+    "lib (file:///home/u/project/node_modules/lib/index.js:4:4)",
+    "dep (file:///home/u/.cache/deno/npm/registry.npmjs.org/dep/1.0.0/index.js:1:1)",
+    "async Promise.all (index 0)",
+    "new Promise (<anonymous>)",
+    "async run (evals/rewritten.eval.ts:3:5)",
+    "file:///home/u/project/evals/top.eval.ts:1:7",
+  );
+  assert.deepEqual(traceOf(error), {
+    location: "evals/throws.eval.ts:4:10",
+    stack: [
+      "at helper (evals/throws.eval.ts:4:10)",
+      "at Object.test (evals/throws.eval.ts:11:5)",
+      "at async run (evals/rewritten.eval.ts:3:5)",
+      "at evals/top.eval.ts:1:7",
+    ].join("\n"),
+  });
+});
+
+Deno.test("CallSiteFinder.trace() gives no trace for non-Error throws and errors without a user frame", () => {
+  const none = { location: null, stack: null };
+  const userStack = "Error: x\n    at test (file:///home/u/project/evals/a.eval.ts:1:1)";
+  assert.deepEqual(traceOf("boom"), none);
+  assert.deepEqual(traceOf(undefined), none);
+  assert.deepEqual(traceOf({ message: "x", stack: userStack }), none);
+  const internal = thrown("x", "check (file:///opt/niceeval/src/expect/recorder.ts:80:3)");
+  assert.deepEqual(traceOf(internal), none);
+  const noStack = new Error("x");
+  Object.defineProperty(noStack, "stack", { value: undefined });
+  assert.deepEqual(traceOf(noStack), none);
+});
+
+Deno.test("CallSiteFinder.trace() gives no trace, and does not throw, for a hostile thrown value", () => {
+  const trap = new Proxy({}, {
+    getPrototypeOf() {
+      throw new Error("trap");
+    },
+  });
+  const getter = new Error("x");
+  Object.defineProperty(getter, "stack", {
+    get() {
+      throw new Error("getter");
+    },
+  });
+  assert.deepEqual(traceOf(trap), { location: null, stack: null });
+  assert.deepEqual(traceOf(getter), { location: null, stack: null });
+});
+
+Deno.test("CallSiteFinder.trace() never reads a line of the message as a frame", () => {
+  const message = "bad input:\n    at fake (file:///home/u/project/evals/fake.eval.ts:9:9)";
+  const error = thrown(message, "test (file:///home/u/project/evals/real.eval.ts:2:3)");
+  assert.equal(traceOf(error).location, "evals/real.eval.ts:2:3");
+});
+
+Deno.test("CallSiteFinder.trace() bounds the trimmed stack to 10 frames and 4096 characters", () => {
+  const deep = Array.from(
+    { length: 30 },
+    (_, i) => `f${i} (file:///home/u/project/evals/deep.eval.ts:${i + 1}:1)`,
+  );
+  const frames = traceOf(thrown("x", ...deep)).stack?.split("\n") ?? [];
+  assert.equal(frames.length, 10);
+  assert.equal(frames[9], "at f9 (evals/deep.eval.ts:10:1)");
+  const long = `file:///home/u/project/evals/${"d".repeat(1500)}.eval.ts`;
+  const wide = Array.from({ length: 5 }, (_, i) => `w${i} (${long}:${i + 1}:1)`);
+  const trace = traceOf(thrown("x", ...wide));
+  assert.ok((trace.stack?.length ?? 0) <= 4096, String(trace.stack?.length));
+  assert.equal(trace.stack?.split("\n").length, 2);
+  assert.equal(trace.location, `evals/${"d".repeat(1500)}.eval.ts:1:1`);
+});
+
+Deno.test("CallSiteFinder.trace() looks along the cause chain when the thrown error has no user frame", () => {
+  const cause = thrown("no network", "setup (file:///home/u/project/evals/hooks.eval.ts:7:11)");
+  const wrapper = thrown("Cannot set up", "run (file:///opt/niceeval/src/sandbox/_steps.ts:90:5)");
+  wrapper.cause = cause;
+  assert.deepEqual(traceOf(wrapper), {
+    location: "evals/hooks.eval.ts:7:11",
+    stack: "at setup (evals/hooks.eval.ts:7:11)",
+  });
+});
+
+Deno.test("CallSiteFinder.trace() locates a real thrown error in this file and drops the runner's frames", () => {
+  const own = join(REPO, "src");
+  let error: unknown;
+  const here = callSiteOf(new Error().stack, REPO, own);
+  try {
+    (undefined as unknown as { foo: { bar(): void } }).foo.bar();
+  } catch (caught) {
+    error = caught;
+  }
+  const trace = new CallSiteFinder(REPO, own).trace(error);
+  const line = Number(here?.split(":")[1]) + 2;
+  assert.match(
+    trace.location ?? "",
+    new RegExp(`^tests/attempt/call_site_test\\.ts:${line}:\\d+$`),
+  );
+  assert.equal(trace.stack, `at ${trace.location}`);
+});

@@ -12,7 +12,7 @@ import { createFakeControl } from "../_fakes/control.ts";
 import { createFakeClock } from "../_fakes/clock.ts";
 import { planFor } from "../_fakes/control.ts";
 import { defineExperiment } from "../../src/discovery/mod.ts";
-import { diagnosticCodes, runEval, startEval } from "./_run.ts";
+import { diagnosticCodes, runEval, startEval, untraced } from "./_run.ts";
 
 /** An agent answering "Hello" plus the given hooks. */
 function agentWith(hooks: Partial<AgentDefinition>) {
@@ -104,7 +104,7 @@ Deno.test("an agent setup failure is agent-setup-failed, the body never runs, te
   );
   assert.equal(bodyRan, false);
   assert.equal(tornDown, true);
-  assert.deepEqual(result.error, {
+  assert.deepEqual(untraced(result.error), {
     code: "agent-setup-failed",
     phase: "agent.setup",
     message: "cannot log in",
@@ -183,6 +183,8 @@ Deno.test("a timeout errors the Attempt with timeout even if the body returns no
     phase: "test",
     message: "The Attempt exceeded its 5000 ms deadline",
     scope: "attempt",
+    location: null,
+    stack: null,
   });
   assert.equal(result.details.assertions.length, 1);
 });

@@ -10,7 +10,7 @@ import {
 } from "niceeval/adapter";
 import { includes } from "niceeval/expect";
 import { createFakeControl } from "../_fakes/control.ts";
-import { diagnosticCodes, runEval, startEval } from "./_run.ts";
+import { diagnosticCodes, runEval, startEval, untraced } from "./_run.ts";
 
 const sayHello = defineEval({
   async test(t) {
@@ -148,7 +148,7 @@ Deno.test("S116 a failure after acceptance (plain Error) is not retried", async 
   const result = await startEval(sayHello, { agent, control }).result;
   assert.equal(control.backoffs.length, 0);
   assert.equal(result.turnCount, 1);
-  assert.deepEqual(result.error, {
+  assert.deepEqual(untraced(result.error), {
     code: "agent-send-failed",
     phase: "agent.send",
     message: "stream dropped mid-way",
@@ -303,7 +303,7 @@ Deno.test("EvalFatalError thrown by the test errors the Attempt with eval-fatal 
       throw new EvalFatalError("dataset broken");
     },
   }));
-  assert.deepEqual(result.error, {
+  assert.deepEqual(untraced(result.error), {
     code: "eval-fatal",
     phase: "test",
     message: "dataset broken",
@@ -322,7 +322,7 @@ Deno.test("ExperimentFatalError thrown by the agent's send is experiment-fatal a
     experiment: { classifyFailure: () => ({ reason: "retry-all", retryable: true }) },
   }).result;
   assert.equal(control.backoffs.length, 0);
-  assert.deepEqual(result.error, {
+  assert.deepEqual(untraced(result.error), {
     code: "experiment-fatal",
     phase: "agent.send",
     message: "credentials revoked",
@@ -347,7 +347,7 @@ Deno.test("EvalFatalError thrown by the agent's setup is eval-fatal in phase age
     { agent },
   );
   assert.equal(ran, false);
-  assert.deepEqual(result.error, {
+  assert.deepEqual(untraced(result.error), {
     code: "eval-fatal",
     phase: "agent.setup",
     message: "no fixture",

@@ -97,6 +97,35 @@ Deno.test("expOptions() rejects bad numbers naming flag and value (ERR-7)", () =
   );
 });
 
+Deno.test("expOptions() rejects numbers above the limits of docs/limits.md", () => {
+  const cases: [string[], string][] = [
+    [["--attempts", "100000000"], '--attempts requires an integer ≤ 1000, got "100000000"'],
+    [
+      ["--max-concurrency", "100000000"],
+      '--max-concurrency requires an integer ≤ 1000, got "100000000"',
+    ],
+    [["--timeout", "2147483648"], '--timeout requires an integer ≤ 2147483647, got "2147483648"'],
+    [["--budget", "1e20"], '--budget requires a decimal ≥ 0, got "1e20"'],
+    [["--budget", "1000000.01"], '--budget requires a decimal ≤ 1000000, got "1000000.01"'],
+  ];
+  for (const [args, message] of cases) assert.equal(usage(() => options(...args)).message, message);
+  const max = options("--attempts=1000", "--max-concurrency=1000", "--timeout=2147483647");
+  assert.deepEqual([max.attempts, max.maxConcurrency, max.timeoutMs], [1000, 1000, 2147483647]);
+});
+
+Deno.test("expOptions() rejects a number with whitespace, a sign or an exponent", () => {
+  for (const raw of [" 1", "1 ", "+1", "1e2", "\t3"]) {
+    assert.equal(
+      usage(() => options("--attempts", raw)).message,
+      `--attempts requires an integer ≥ 1, got ${JSON.stringify(raw)}`,
+    );
+  }
+  assert.equal(
+    usage(() => options("--budget", " 1")).message,
+    '--budget requires a decimal ≥ 0, got " 1"',
+  );
+});
+
 Deno.test("expOptions() rejects empty --junit, --record and --tag values", () => {
   assert.equal(usage(() => options("--junit=")).message, "--junit requires a file path");
   assert.equal(usage(() => options("--record=")).message, "--record requires a directory path");

@@ -8,6 +8,7 @@ import {
   forbidTogether,
   intFlag,
   LIST_FLAGS,
+  oneLine,
   type ParsedFlags,
   parseFlags,
   tagsFlag,
@@ -187,29 +188,60 @@ Deno.test("parseFlags() treats Object.prototype names as unknown flags", () => {
   }
 });
 
+const CAP = { max: 1000 };
+
 Deno.test("intFlag() parses integers ≥ the minimum and names flag and value otherwise (ERR-7)", () => {
-  assert.equal(intFlag(exp("--attempts", "12"), "attempts"), 12);
-  assert.equal(intFlag(exp(), "attempts"), undefined);
-  for (const raw of ["0", "2.5", "-1", "abc", "", "1e3", "0x10", "99999999999999999999"]) {
-    const e = usage(() => intFlag(exp(`--max-concurrency=${raw}`), "max-concurrency"));
+  assert.equal(intFlag(exp("--attempts", "12"), "attempts", CAP), 12);
+  assert.equal(intFlag(exp(), "attempts", CAP), undefined);
+  for (const raw of ["0", "2.5", "-1", "abc", "", "1e3", "0x10"]) {
+    const e = usage(() => intFlag(exp(`--max-concurrency=${raw}`), "max-concurrency", CAP));
     assert.equal(e.code, "usage");
     assert.equal(e.message, `--max-concurrency requires an integer ≥ 1, got "${raw}"`);
   }
 });
 
 Deno.test("intFlag() words the message exactly as ERR-7 shows", () => {
-  const e = usage(() => intFlag(exp("--attempts", "0"), "attempts"));
+  const e = usage(() => intFlag(exp("--attempts", "0"), "attempts", CAP));
   assert.equal(e.message, '--attempts requires an integer ≥ 1, got "0"');
 });
 
-Deno.test("decimalFlag() accepts decimals ≥ 0 and rejects the rest", () => {
-  assert.equal(decimalFlag(exp("--budget", "0"), "budget"), 0);
-  assert.equal(decimalFlag(exp("--budget", "2.75"), "budget"), 2.75);
-  assert.equal(decimalFlag(exp("--budget", ".5"), "budget"), 0.5);
-  for (const raw of ["-1", "abc", "", "1e3", "Infinity", "NaN"]) {
-    const e = usage(() => decimalFlag(exp(`--budget=${raw}`), "budget"));
-    assert.equal(e.message, `--budget requires a decimal ≥ 0, got "${raw}"`);
+Deno.test("intFlag() rejects whitespace, signs and exponents around the digits", () => {
+  for (const raw of [" 1", "1 ", "\t1", "+1", "1\n", "１", "1_000", "1,000", "1.", "٣"]) {
+    const e = usage(() => intFlag(exp(`--attempts=${raw}`), "attempts", CAP));
+    assert.equal(e.message, `--attempts requires an integer ≥ 1, got ${JSON.stringify(raw)}`);
   }
+});
+
+Deno.test("intFlag() rejects values above the maximum, naming the bound", () => {
+  assert.equal(intFlag(exp("--attempts", "1000"), "attempts", CAP), 1000);
+  for (const raw of ["1001", "100000000", "99999999999999999999", "9".repeat(400)]) {
+    const e = usage(() => intFlag(exp(`--attempts=${raw}`), "attempts", CAP));
+    assert.match(e.message, /^--attempts requires an integer ≤ 1000, got "9*[0-9]*…?"$/);
+    assert.ok(e.message.length < 150, e.message);
+  }
+});
+
+Deno.test("decimalFlag() accepts decimals ≥ 0 and rejects the rest", () => {
+  const budget = { max: 1_000_000 };
+  assert.equal(decimalFlag(exp("--budget", "0"), "budget", budget), 0);
+  assert.equal(decimalFlag(exp("--budget", "2.75"), "budget", budget), 2.75);
+  assert.equal(decimalFlag(exp("--budget", ".5"), "budget", budget), 0.5);
+  for (const raw of ["-1", "abc", "", "1e3", "Infinity", "NaN", " 1", "1 ", "+1", "1.", "."]) {
+    const e = usage(() => decimalFlag(exp(`--budget=${raw}`), "budget", budget));
+    assert.equal(e.message, `--budget requires a decimal ≥ 0, got ${JSON.stringify(raw)}`);
+  }
+  const e = usage(() => decimalFlag(exp("--budget=1000000.5"), "budget", budget));
+  assert.equal(e.message, '--budget requires a decimal ≤ 1000000, got "1000000.5"');
+});
+
+Deno.test("oneLine() escapes line breaks and control characters", () => {
+  assert.equal(oneLine("a\nb\r\u001b[2Jc\u2028"), "a\\u000ab\\u000d\\u001b[2Jc\\u2028");
+  assert.equal(oneLine("plain — ünïcode"), "plain — ünïcode");
+});
+
+Deno.test("parseFlags() shows an unknown flag with a line break quoted on one line", () => {
+  const e = usage(() => exp("--a\nb"));
+  assert.equal(e.message, 'unknown flag "--a\\nb"');
 });
 
 Deno.test("forbidTogether() rejects the pair whatever the order (FLAG-4)", () => {

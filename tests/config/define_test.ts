@@ -162,6 +162,36 @@ Deno.test("defineConfig() rejects invalid values naming the path", () => {
   );
 });
 
+Deno.test("defineConfig() rejects values above the limits of docs/limits.md", () => {
+  const cases: [Record<string, unknown>, string, string][] = [
+    [{ maxConcurrency: 1e20 }, "maxConcurrency", "an integer ≤ 1000"],
+    [{ maxConcurrency: 1001 }, "maxConcurrency", "an integer ≤ 1000"],
+    [{ timeoutMs: 2 ** 31 }, "timeoutMs", "an integer ≤ 2147483647"],
+    [{ maxBuildConcurrency: 65 }, "maxBuildConcurrency", "an integer ≤ 64"],
+    [{ ramp: { from: 1, to: 1e9 } }, "ramp.to", "an integer ≤ 1000"],
+    [{ ramp: { from: 1, to: 2, step: 5000 } }, "ramp.step", "an integer ≤ 1000"],
+    [{ ramp: { from: 1, to: 2, windowMs: 2 ** 31 } }, "ramp.windowMs", "an integer ≤ 2147483647"],
+    [{ maxSandboxes: { docker: 1e6 } }, "maxSandboxes.docker", "an integer ≤ 1000"],
+    [{ createsPerSecond: { e2b: 1e-12 } }, "createsPerSecond.e2b", "a number ≥ 0.001"],
+    [{ createsPerSecond: { e2b: 1e6 } }, "createsPerSecond.e2b", "a number ≤ 1000"],
+    [
+      { pricing: { m: { inputPerMTok: 1e300, outputPerMTok: 1 } } },
+      "pricing['m'].inputPerMTok",
+      "a number ≤ 1000000",
+    ],
+  ];
+  for (const [def, path, expected] of cases) {
+    assertRejects(
+      () => config(def),
+      "definition.invalid-value",
+      path,
+      new RegExp(`must be ${expected},`),
+    );
+  }
+  const max = config({ maxConcurrency: 1000, timeoutMs: 2 ** 31 - 1, maxBuildConcurrency: 64 });
+  assert.deepEqual([max.maxConcurrency, max.timeoutMs], [1000, 2 ** 31 - 1]);
+});
+
 Deno.test("defineConfig() accepts exact pricing keys and <prefix>/* patterns only (rule 6.3.3)", () => {
   const price = { inputPerMTok: 1, outputPerMTok: 1 };
   for (const key of ["gpt-5", "openai/*", "a/b/*", "anthropic/claude-x"]) {

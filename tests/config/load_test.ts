@@ -108,3 +108,47 @@ Deno.test("loadConfig() reports import failures as config.import-failed in one l
     });
   }
 });
+
+Deno.test("loadConfig() reports a Proxy default export whose traps throw as config-invalid", async () => {
+  await withConfig(
+    "const trap = () => { throw new Error('trap'); };\n" +
+      "export default new Proxy({}, { get: trap, has: trap, getPrototypeOf: trap, " +
+      "getOwnPropertyDescriptor: trap, ownKeys: trap });\n",
+    async (dir) => {
+      const e = await failure(dir);
+      assert.equal(e.code, "config-invalid");
+      assert.match(e.message, /^niceeval\.config\.ts: /);
+    },
+  );
+});
+
+Deno.test("loadConfig() reports a revoked Proxy default export as config-invalid", async () => {
+  await withConfig(
+    "const { proxy, revoke } = Proxy.revocable({}, {});\nrevoke();\nexport default proxy;\n",
+    async (dir) => assert.equal((await failure(dir)).code, "config-invalid"),
+  );
+});
+
+Deno.test("loadConfig() rejects a branded default export with a getter as config-invalid", async () => {
+  await withConfig(
+    'import { defineConfig } from "niceeval";\n' +
+      "const c = { ...defineConfig({}) };\n" +
+      "Object.defineProperty(c, Symbol.for('niceeval.definition'), " +
+      "{ value: { kind: 'config', version: 1 } });\n" +
+      "Object.defineProperty(c, 'maxConcurrency', { get() { throw new Error('getter'); }, " +
+      "enumerable: true });\nexport default c;\n",
+    async (dir) => assert.equal((await failure(dir)).code, "config-invalid"),
+  );
+});
+
+Deno.test("loadConfig() reports a thrown Proxy whose traps throw as config.import-failed", async () => {
+  await withConfig(
+    "const trap = () => { throw new Error('trap'); };\n" +
+      "throw new Proxy({}, { get: trap, getPrototypeOf: trap, has: trap, ownKeys: trap });\n",
+    async (dir) => {
+      const e = await failure(dir);
+      assert.equal(e.code, "config.import-failed");
+      assert.match(e.message, /^niceeval\.config\.ts: cannot load: /);
+    },
+  );
+});

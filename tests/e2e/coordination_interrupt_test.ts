@@ -14,8 +14,6 @@ import {
 
 const TEARDOWNS = ".niceeval/coordination/teardowns";
 const SIGNAL_DEDUPE_MS = 250;
-/** FORCE_CLEANUP_MS (scheduling.md §27) plus the 2 s of S125. */
-const FORCED_EXIT_BOUND_MS = 10_000 + 2_000;
 
 async function leaseNames(p: CoordProject): Promise<string[]> {
   return await tree(leaseDirOf(p.dir, "db/main"));
@@ -25,17 +23,15 @@ async function leaseNames(p: CoordProject): Promise<string[]> {
  * Sends SIGINT and waits until the process reported it (and, with `mark`, until the fixture
  * logged that mark), then sends the second SIGINT once the relay's de-duplication window
  * (toolchain.md §10.5.2: a repeat within 250 ms is the same signal) has passed since that
- * report; returns when the second signal was sent (ms).
+ * report. The wait only makes the signals distinct; it bounds nothing.
  */
-async function interruptTwiceAfter(a: Running, p: CoordProject, mark?: string): Promise<number> {
+async function interruptTwiceAfter(a: Running, p: CoordProject, mark?: string): Promise<void> {
   a.child.kill("SIGINT");
   const seen = await a.waitForEvent((e) => e.type === "interrupted", "the first signal is seen");
   if (mark) await p.waitForMark((m) => m.event === mark, `the fixture marks ${mark}`);
   const windowEnd = Date.parse(String(seen.at)) + SIGNAL_DEDUPE_MS;
   await pollUntil(() => Date.now() > windowEnd, "the de-duplication window passed");
-  const second = Date.now();
   a.child.kill("SIGINT");
-  return second;
 }
 
 async function attemptOutcomes(p: CoordProject, runId: string): Promise<string[]> {
@@ -120,16 +116,18 @@ for (const [id, signal] of [["S124", "SIGINT"], ["S126", "SIGTERM"]] as const) {
   });
 }
 
-Deno.test("S125 a second SIGINT during a slow teardown exits 130 promptly, keeps the registration, and the next run recovers it", async () => {
+// S125's "within FORCE_CLEANUP_MS + 2 s" is checked as causality, not speed: the teardown (or the
+// sandbox stop) stays blocked on its barrier until the process has exited, so a process that
+// waited for it would never exit, and one that exits has not waited for it.
+Deno.test("S125 a second SIGINT during a blocked teardown exits 130 without waiting for it, keeps the registration, and the next run recovers it", async () => {
   await using p = await coordProject();
   await p.set("hold-teardown");
   await using a = p.start(["exp", "hooks", "steps/0001", "--json"], "A");
   await p.waitForMark((m) => m.tag === "A" && m.event === "teardown-held", "A's teardown runs");
-  const second = await interruptTwiceAfter(a, p);
+  await interruptTwiceAfter(a, p);
   const done = await a.finished();
-  const elapsed = Date.now() - second;
   assert.equal(done.code, 130, done.stderr);
-  assert.ok(elapsed < FORCED_EXIT_BOUND_MS, `exited ${elapsed} ms after the second signal`);
+  assert.deepEqual(marksOf(await p.marks(), "teardown-end", "A"), [], "the teardown never ended");
   assert.equal(ndjson(done.stdout).at(-1)!.completion, "interrupted");
   assert.equal((await tree(join(p.dir, TEARDOWNS))).length, 1, "the registration remains");
   await p.clear("hold-teardown");
@@ -141,17 +139,16 @@ Deno.test("S125 a second SIGINT during a slow teardown exits 130 promptly, keeps
   assert.ok(b.stdout.includes('"orphan-teardown-ran"'));
 });
 
-Deno.test("S125 a second SIGINT while a sandbox stops force-removes it, skips the teardown, keeps the registration and retains the lease exits 130", async () => {
+Deno.test("S125 a second SIGINT while a sandbox stop is blocked force-removes it, skips the teardown, keeps the registration and retains the lease exits 130", async () => {
   await using p = await coordProject();
   await p.set("hold-attempt");
   await p.set("hold-sandbox-stop");
   await using a = p.start(["exp", "boxed", "--json"], "A");
   await p.waitForMark((m) => m.tag === "A" && m.event === "attempt-held", "A runs an Attempt");
-  const second = await interruptTwiceAfter(a, p, "sandbox-stop-held");
+  await interruptTwiceAfter(a, p, "sandbox-stop-held");
+  // hold-sandbox-stop is still set: the exit did not wait for the blocked stop.
   const done = await a.finished();
-  const elapsed = Date.now() - second;
   assert.equal(done.code, 130, done.stderr);
-  assert.ok(elapsed < FORCED_EXIT_BOUND_MS, `exited ${elapsed} ms after the second signal`);
   assert.equal(ndjson(done.stdout).at(-1)!.completion, "interrupted");
   assert.deepEqual((await tree(p.sandboxDir)).filter((x) => /^[^/]+\/$/.test(x)), [], "removed");
   assert.deepEqual(marksOf(await p.marks(), "teardown-start"), [], "the teardown never started");

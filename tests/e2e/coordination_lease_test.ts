@@ -1,13 +1,13 @@
 /** Section K of scenarios.md with real processes: sharedState leases across Invocations. */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { LEASE_POLL_MS, leaseDirOf } from "../../src/coordination/mod.ts";
+import { leaseDirOf } from "../../src/coordination/mod.ts";
 import { ndjson } from "../_helpers/cli.ts";
 import {
   alive,
   type CoordProject,
   coordProject,
-  holdsFor,
+  HANG_MS,
   type Mark,
   marksOf,
   type Running,
@@ -155,18 +155,39 @@ Deno.test("S81 a SIGSTOPped holder never lets a waiter in; after SIGCONT and its
   await p.waitForMark((m) => m.tag === "A" && m.event === "attempt-held", "A holds the lease");
   await using b = p.start(["exp", "shared", "--record", "rb", "--json"], "B");
   await b.waitForEvent((e) => e.code === "state-lease-waiting", "B waits");
+  const leaseDir = leaseDirOf(p.dir, KEY);
+  const lockPath = join(leaseDir, "lock");
+  // Each poll of B opens the key's lock file and, failing to take it, closes it: inotify reports
+  // one access per poll. Counting polls, not waiting a time, proves B checked the key while A
+  // was stopped (a loaded machine only makes the polls come later).
+  const watcher = Deno.watchFs(leaseDir);
+  let watching = true;
+  const unwatch = () => {
+    if (watching) watcher.close();
+    watching = false;
+  };
+  const hang = setTimeout(unwatch, HANG_MS);
   a.child.kill("SIGSTOP");
   try {
     await p.clear("hold-attempt-A");
-    // B re-checks the key every LEASE_POLL_MS; a stopped owner keeps its flock, so no poll in
-    // this window may let B write an owner record or start its lifecycle.
+    // A stopped owner keeps its flock, so no poll may let B write an owner record or start its
+    // lifecycle.
     const bOutside = async () =>
       !(await leaseNames(p)).includes("owner-0000000002.json") &&
       (await p.marks()).every((m) => m.tag !== "B") &&
       !b.events().some((e) => e.type === "experiment_setup" || e.type === "attempt_start") &&
       !b.exited;
-    await holdsFor(bOutside, "B stays outside while A is stopped", 3 * LEASE_POLL_MS + 500);
+    let polls = 0;
+    for await (const event of watcher) {
+      if (event.kind !== "access" || !event.paths.includes(lockPath)) continue;
+      assert.ok(await bOutside(), `B got in at poll ${polls + 1} while A was stopped`);
+      if (++polls === 3) break;
+    }
+    assert.equal(polls, 3, "B polled the key three times while A was stopped");
+    assert.ok(await bOutside(), "B stays outside while A is stopped");
   } finally {
+    clearTimeout(hang);
+    unwatch();
     a.child.kill("SIGCONT");
   }
   assert.equal((await a.finished()).code, 0);

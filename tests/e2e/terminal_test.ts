@@ -46,7 +46,7 @@ if (!SCRIPT) {
 interface PtyRun {
   /** Everything the terminal received so far. */
   output(): string;
-  /** Resolves once `output()` satisfies `until`; rejects after `timeoutMs`. */
+  /** Resolves once `output()` satisfies `until`; rejects after `timeoutMs` (a hang, not a claim). */
   waitFor(until: (text: string) => boolean, timeoutMs?: number): Promise<void>;
   /** Types into the terminal (`\x03` is Ctrl+C). */
   type(text: string): Promise<void>;
@@ -79,7 +79,7 @@ function ptyRun(p: TempProject, args: readonly string[]): PtyRun {
   const errors = new Response(child.stderr).text();
   return {
     output: () => text,
-    waitFor: async (until, timeoutMs = 30_000) => {
+    waitFor: async (until, timeoutMs = 120_000) => {
       const deadline = Date.now() + timeoutMs;
       while (!until(text)) {
         if (Date.now() > deadline) {

@@ -8,7 +8,15 @@ import {
 } from "../../src/record/mod.ts";
 import { buildPlan, type RerunTier } from "../../src/plan/mod.ts";
 import { createPanelState, reducePanel } from "../../src/panel/mod.ts";
-import { CONFIG_A, CONFIG_B, digestFor, INPUT_1, INPUT_2, writeRun } from "../_fakes/record.ts";
+import {
+  CONFIG_A,
+  CONFIG_B,
+  digestFor,
+  INPUT_1,
+  INPUT_2,
+  uuidOf,
+  writeRun,
+} from "../_fakes/record.ts";
 import { result } from "../_fakes/results.ts";
 import { fakeSelection } from "../_fakes/plan.ts";
 import { startRun } from "../scheduler/_harness.ts";
@@ -17,8 +25,16 @@ import { withTempDir } from "../_helpers/temp_dir.ts";
 const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
 const exec = (attemptId: string, verdict: "passed" | "failed" | "errored", durationMs = 1000) => ({
   kind: "executed" as const,
-  result: result({ attemptId, verdict, endedAt: T0 + durationMs, timedMs: durationMs }),
+  result: result({
+    attemptId: uuidOf(attemptId),
+    verdict,
+    endedAt: T0 + durationMs,
+    timedMs: durationMs,
+  }),
 });
+/** The test name of a RunId or AttemptId made by {@link uuidOf}. */
+const nameOf = (id: string | null, names: readonly string[]) =>
+  names.find((name) => uuidOf(name) === id) ?? id;
 
 function identity(configHash = CONFIG_A, inputFingerprint = INPUT_1): CurrentIdentity {
   return {
@@ -54,7 +70,7 @@ async function decide(
 Deno.test("S134 rerun tiers: none carries passed and failed, --rerun passed only, --rerun all none", () =>
   withTempDir(async (root) => {
     await writeRun(root, {
-      runId: "r1",
+      runId: uuidOf("r1"),
       experimentId: "exp",
       startedAt: T0,
       slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }, {
@@ -83,7 +99,7 @@ Deno.test("S134 rerun tiers: none carries passed and failed, --rerun passed only
 Deno.test("S133 a changed configuration hash makes ordinals identity-changed (config)", () =>
   withTempDir(async (root) => {
     await writeRun(root, {
-      runId: "r1",
+      runId: uuidOf("r1"),
       experimentId: "exp",
       startedAt: T0,
       slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }],
@@ -105,7 +121,7 @@ Deno.test("S133 a changed configuration hash makes ordinals identity-changed (co
 Deno.test("S135 carry is per ordinal: errored, not-dispatched and missing ordinals run again", () =>
   withTempDir(async (root) => {
     await writeRun(root, {
-      runId: "r1",
+      runId: uuidOf("r1"),
       experimentId: "exp",
       startedAt: T0,
       slots: [
@@ -132,7 +148,7 @@ Deno.test("S135 carry is per ordinal: errored, not-dispatched and missing ordina
 Deno.test("S135 3 eligible of 5 ordinals and one errored: 2 run, live reused stays 3, passed and failed count only the new Attempts", () =>
   withTempDir(async (root) => {
     await writeRun(root, {
-      runId: "r1",
+      runId: uuidOf("r1"),
       experimentId: "exp",
       startedAt: T0,
       slots: [
@@ -184,7 +200,7 @@ Deno.test("S135 3 eligible of 5 ordinals and one errored: 2 run, live reused sta
 Deno.test("S136 a passed ordinal longer than the current timeout runs with duration-exceeds-timeout", () =>
   withTempDir(async (root) => {
     await writeRun(root, {
-      runId: "r1",
+      runId: uuidOf("r1"),
       experimentId: "exp",
       startedAt: T0,
       slots: [{ evalId: "e1", ordinal: 0, fill: exec("slow", "passed", 90_000) }],
@@ -197,13 +213,13 @@ Deno.test("S136 a passed ordinal longer than the current timeout runs with durat
 Deno.test("S137 only the latest published Run of the experiment is a source", () =>
   withTempDir(async (root) => {
     await writeRun(root, {
-      runId: "r-old",
+      runId: uuidOf("r-old"),
       experimentId: "exp",
       startedAt: T0,
       slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }],
     });
     await writeRun(root, {
-      runId: "r-new",
+      runId: uuidOf("r-new"),
       experimentId: "exp",
       startedAt: T0 + 60_000,
       slots: [{ evalId: "e1", ordinal: 0, fill: exec("x", "errored") }],
@@ -211,40 +227,40 @@ Deno.test("S137 only the latest published Run of the experiment is a source", ()
     const d = await decide(root, 0);
     assert.deepEqual(d.action === "run" && [d.reason, d.source?.runId], [
       "verdict-not-eligible",
-      "r-new",
+      uuidOf("r-new"),
     ]);
   }));
 
 Deno.test("loadCandidates() follows a carried member to its origin Attempt without chaining", () =>
   withTempDir(async (root) => {
     await writeRun(root, {
-      runId: "r1",
+      runId: uuidOf("r1"),
       experimentId: "exp",
       startedAt: T0,
       slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }],
     });
     await writeRun(root, {
-      runId: "r2",
+      runId: uuidOf("r2"),
       experimentId: "exp",
       startedAt: T0 + 1000,
       slots: [{
         evalId: "e1",
         ordinal: 0,
-        fill: { kind: "carried", originRunId: "r1", attemptId: "p" },
+        fill: { kind: "carried", originRunId: uuidOf("r1"), attemptId: uuidOf("p") },
       }],
     });
     const d = await decide(root, 0);
     assert.equal(d.action, "carry");
     assert.deepEqual(
       d.action === "carry" && [d.source.runId, d.source.originRunId, d.source.attemptId],
-      ["r2", "r1", "p"],
+      ["r2", "r1", "p"].map(uuidOf),
     );
   }));
 
 Deno.test("carryDecider() answers new when no published Run holds the eval", () =>
   withTempDir(async (root) => {
     await writeRun(root, {
-      runId: "r1",
+      runId: uuidOf("r1"),
       experimentId: "other",
       startedAt: T0,
       slots: [{ evalId: "e1", ordinal: 0, fill: exec("p", "passed") }],
@@ -256,7 +272,7 @@ Deno.test("carryDecider() answers new when no published Run holds the eval", () 
 Deno.test("loadCandidates() takes each eval from the latest published Run that holds it (CARRY-1)", () =>
   withTempDir(async (root) => {
     await writeRun(root, {
-      runId: "r-old",
+      runId: uuidOf("r-old"),
       experimentId: "exp",
       startedAt: T0,
       slots: [
@@ -268,13 +284,13 @@ Deno.test("loadCandidates() takes each eval from the latest published Run that h
     });
     // A later Run of e2 alone (ordinal 0 only), and a later Run of another experiment.
     await writeRun(root, {
-      runId: "r-new",
+      runId: uuidOf("r-new"),
       experimentId: "exp",
       startedAt: T0 + 60_000,
       slots: [{ evalId: "e2", ordinal: 0, fill: exec("new-e2-0", "failed") }],
     });
     await writeRun(root, {
-      runId: "r-other",
+      runId: uuidOf("r-other"),
       experimentId: "other",
       startedAt: T0 + 120_000,
       slots: [{ evalId: "e1", ordinal: 0, fill: exec("other-e1-0", "errored") }],
@@ -287,7 +303,9 @@ Deno.test("loadCandidates() takes each eval from the latest published Run that h
     const ordinals = (evalId: string) =>
       [0, 1].map((ordinal) => {
         const c = candidateOf(candidates, "exp", evalId, ordinal);
-        return c ? `${c.run.runId}:${c.attemptId}` : null;
+        const names = ["r-old", "r-new", "r-other", `old-${evalId}-${ordinal}`];
+        names.push(`new-${evalId}-${ordinal}`);
+        return c ? `${nameOf(c.run.runId, names)}:${nameOf(c.attemptId, names)}` : null;
       });
     assert.deepEqual(ordinals("e1"), ["r-old:old-e1-0", "r-old:old-e1-1"]);
     // The source is one Run per eval: r-new, which has no ordinal 1 (that ordinal runs again).

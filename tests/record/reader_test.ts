@@ -5,36 +5,44 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type PublishedRun, RecordReader, slotIdOf } from "../../src/record/mod.ts";
-import { writeRun } from "../_fakes/record.ts";
+import { uuidOf, writeRun } from "../_fakes/record.ts";
 import { result } from "../_fakes/results.ts";
 import { withTempDir } from "../_helpers/temp_dir.ts";
 
 const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
 const SLOT_0 = { slotId: slotIdOf("e1", 0), evalId: "e1", ordinal: 0 };
+const [R0, R1, R2, R3, P, Q] = ["r0", "r1", "r2", "r3", "p", "q"].map(uuidOf) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 
-/** r1 executed e1#0 (Attempt "p") and e1#1 (Attempt "q"); r2 carried e1#0 from r1. */
+/** r1 executed e1#0 (Attempt P) and e1#1 (Attempt Q); r2 carried e1#0 from r1. */
 async function twoRuns(root: string): Promise<void> {
   await writeRun(root, {
-    runId: "r1",
+    runId: R1,
     experimentId: "exp",
     startedAt: T0,
     slots: [
-      { evalId: "e1", ordinal: 0, fill: { kind: "executed", result: result({ attemptId: "p" }) } },
+      { evalId: "e1", ordinal: 0, fill: { kind: "executed", result: result({ attemptId: P }) } },
       {
         evalId: "e1",
         ordinal: 1,
-        fill: { kind: "executed", result: result({ attemptId: "q", ordinal: 1 }) },
+        fill: { kind: "executed", result: result({ attemptId: Q, ordinal: 1 }) },
       },
     ],
   });
   await writeRun(root, {
-    runId: "r2",
+    runId: R2,
     experimentId: "exp",
     startedAt: T0 + 1000,
     slots: [{
       evalId: "e1",
       ordinal: 0,
-      fill: { kind: "carried", originRunId: "r1", attemptId: "p" },
+      fill: { kind: "carried", originRunId: R1, attemptId: P },
     }],
   });
 }
@@ -63,10 +71,10 @@ Deno.test("RecordReader.slot() reads the member and the Attempt it references, a
   withTempDir(async (root) => {
     await twoRuns(root);
     const reader = new RecordReader(root);
-    const { member, stored } = await reader.slot(await runOf(reader, "r2"), SLOT_0);
+    const { member, stored } = await reader.slot(await runOf(reader, R2), SLOT_0);
     assert.deepEqual([member.action, stored?.doc.attemptId, stored?.verdict], [
       "carried",
-      "p",
+      P,
       "passed",
     ]);
   }));
@@ -74,70 +82,70 @@ Deno.test("RecordReader.slot() reads the member and the Attempt it references, a
 Deno.test("RecordReader.slot() rejects a member whose slotId differs from its file name", () =>
   withTempDir(async (root) => {
     await twoRuns(root);
-    const path = join(root, "runs", "r1", "members", `${SLOT_0.slotId}.json`);
+    const path = join(root, "runs", R1, "members", `${SLOT_0.slotId}.json`);
     await edit(path, (doc) => doc.slotId = slotIdOf("e1", 1));
     const reader = new RecordReader(root);
-    await rejectsNaming(reader.slot(await runOf(reader, "r1"), SLOT_0), path, /file name/);
+    await rejectsNaming(reader.slot(await runOf(reader, R1), SLOT_0), path, /file name/);
   }));
 
 Deno.test("RecordReader.slot() rejects a member that belongs to another slot of run.json", () =>
   withTempDir(async (root) => {
     await twoRuns(root);
-    const path = join(root, "runs", "r1", "members", `${SLOT_0.slotId}.json`);
+    const path = join(root, "runs", R1, "members", `${SLOT_0.slotId}.json`);
     await edit(path, (doc) => doc.evalId = "e9");
     const reader = new RecordReader(root);
-    await rejectsNaming(reader.slot(await runOf(reader, "r1"), SLOT_0), path, /expects e1#0/);
+    await rejectsNaming(reader.slot(await runOf(reader, R1), SLOT_0), path, /expects e1#0/);
   }));
 
 Deno.test("RecordReader.slot() rejects an executed member that references another Run (REC-5)", () =>
   withTempDir(async (root) => {
     await twoRuns(root);
-    const path = join(root, "runs", "r2", "members", `${SLOT_0.slotId}.json`);
+    const path = join(root, "runs", R2, "members", `${SLOT_0.slotId}.json`);
     await edit(path, (doc) => doc.action = "executed");
     const reader = new RecordReader(root);
-    await rejectsNaming(reader.slot(await runOf(reader, "r2"), SLOT_0), path, /this Run/);
+    await rejectsNaming(reader.slot(await runOf(reader, R2), SLOT_0), path, /this Run/);
   }));
 
 Deno.test("RecordReader.slot() names the member when its origin Run is no longer published", () =>
   withTempDir(async (root) => {
     await twoRuns(root);
-    await Deno.remove(join(root, "runs", "r1", "complete"));
+    await Deno.remove(join(root, "runs", R1, "complete"));
     const reader = new RecordReader(root);
     await rejectsNaming(
-      reader.slot(await runOf(reader, "r2"), SLOT_0),
-      join(root, "runs", "r2", "members", `${SLOT_0.slotId}.json`),
-      /run r1, which is not a published Run/,
+      reader.slot(await runOf(reader, R2), SLOT_0),
+      join(root, "runs", R2, "members", `${SLOT_0.slotId}.json`),
+      new RegExp(`run ${R1}, which is not a published Run`),
     );
   }));
 
 Deno.test("RecordReader.slot() rejects a reference to the Attempt of another ordinal", () =>
   withTempDir(async (root) => {
     await twoRuns(root);
-    const path = join(root, "runs", "r2", "members", `${SLOT_0.slotId}.json`);
-    await edit(path, (doc) => doc.attempt = { originRunId: "r1", attemptId: "q" });
+    const path = join(root, "runs", R2, "members", `${SLOT_0.slotId}.json`);
+    await edit(path, (doc) => doc.attempt = { originRunId: R1, attemptId: Q });
     const reader = new RecordReader(root);
-    await rejectsNaming(reader.slot(await runOf(reader, "r2"), SLOT_0), path, /not of this slot/);
+    await rejectsNaming(reader.slot(await runOf(reader, R2), SLOT_0), path, /not of this slot/);
   }));
 
 Deno.test("RecordReader.attempt() rejects an attempt.json that names another Attempt", () =>
   withTempDir(async (root) => {
     await twoRuns(root);
-    const path = join(root, "runs", "r1", "attempts", "p", "attempt.json");
-    await edit(path, (doc) => doc.attemptId = "q");
-    await rejectsNaming(new RecordReader(root).attempt("r1", "p"), path, /own directory/);
+    const path = join(root, "runs", R1, "attempts", P, "attempt.json");
+    await edit(path, (doc) => doc.attemptId = Q);
+    await rejectsNaming(new RecordReader(root).attempt(R1, P), path, /own directory/);
   }));
 
 Deno.test("RecordReader.attempt() checks events.json too: truncated or malformed is record-invalid", () =>
   withTempDir(async (root) => {
     await twoRuns(root);
-    const path = join(root, "runs", "r1", "attempts", "p", "events.json");
+    const path = join(root, "runs", R1, "attempts", P, "events.json");
     const text = await Deno.readTextFile(path);
     await Deno.writeTextFile(path, text.slice(0, text.length - 10));
-    await rejectsNaming(new RecordReader(root).attempt("r1", "p"), path, /invalid JSON/);
-    await edit(path.replace("/p/", "/q/"), (doc) => doc.turns = [null]);
+    await rejectsNaming(new RecordReader(root).attempt(R1, P), path, /invalid JSON/);
+    await edit(path.replace(`/${P}/`, `/${Q}/`), (doc) => doc.turns = [null]);
     await rejectsNaming(
-      new RecordReader(root).attempt("r1", "q"),
-      path.replace("/p/", "/q/"),
+      new RecordReader(root).attempt(R1, Q),
+      path.replace(`/${P}/`, `/${Q}/`),
       /turns\.0/,
     );
   }));
@@ -145,7 +153,7 @@ Deno.test("RecordReader.attempt() checks events.json too: truncated or malformed
 Deno.test("RecordReader.scan() rejects a run.json whose slotId does not match its eval and ordinal", () =>
   withTempDir(async (root) => {
     await twoRuns(root);
-    const path = join(root, "runs", "r1", "run.json");
+    const path = join(root, "runs", R1, "run.json");
     await edit(path, (doc) => {
       const slots = doc.expectedSlots as { slotId: string }[];
       slots[1]!.slotId = slots[0]!.slotId;
@@ -156,13 +164,13 @@ Deno.test("RecordReader.scan() rejects a run.json whose slotId does not match it
 Deno.test("RecordReader.markers() sorts Runs by their complete marker without reading run.json", () =>
   withTempDir(async (root) => {
     await twoRuns(root);
-    await Deno.writeTextFile(join(root, "runs", "r1", "run.json"), "{");
-    await Deno.mkdir(join(root, "runs", "r0", "members"), { recursive: true });
-    await Deno.mkdir(join(root, "runs", "r3"));
-    await Deno.mkdir(join(root, "runs", "r3", "complete"));
+    await Deno.writeTextFile(join(root, "runs", R1, "run.json"), "{");
+    await Deno.mkdir(join(root, "runs", R0, "members"), { recursive: true });
+    await Deno.mkdir(join(root, "runs", R3));
+    await Deno.mkdir(join(root, "runs", R3, "complete"));
     assert.deepEqual(await new RecordReader(root).markers(), {
-      published: ["r1", "r2"],
-      unpublished: ["r0", "r3"],
+      published: [R1, R2],
+      unpublished: [R0, R3],
     });
     await assert.rejects(new RecordReader(root).scan(), /record-invalid|invalid JSON/);
   }));

@@ -14,7 +14,7 @@ import { DirectorySyncer } from "../../src/record/atomic.ts";
 import { createFakeClock } from "../_fakes/clock.ts";
 import { createSeededRandom } from "../_fakes/random.ts";
 import { result } from "../_fakes/results.ts";
-import { CONFIG_A, digestFor, INPUT_1 } from "../_fakes/record.ts";
+import { CONFIG_A, digestFor, INPUT_1, uuidOf } from "../_fakes/record.ts";
 import { withTempDir } from "../_helpers/temp_dir.ts";
 
 const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
@@ -67,7 +67,7 @@ function spec(runId: string, startedAt: number, evalIds: readonly string[]): Run
   return {
     header: {
       runId,
-      invocationId: `inv-${runId}`,
+      invocationId: uuidOf(`inv-${runId}`),
       experimentId: "exp",
       niceevalVersion: "0.1.0",
       startedAt,
@@ -110,7 +110,7 @@ async function writeRun(
       writer.handle({ type: "not_dispatched", at: clock.now(), slot, reason: "early-exit" });
       continue;
     }
-    const attemptId = `${options.runId}-a${position}`;
+    const attemptId = uuidOf(`${options.runId}-a${position}`);
     writer.handle({ type: "attempt_start", at: clock.now(), slot, attemptId });
     if (position === 0) await writer.flush();
     const settled = result({ attemptId, evalId, verdict: options.verdict });
@@ -178,7 +178,8 @@ Deno.test("RecordWriter skips a reservation not yet started when its Attempt set
         parallelWrites,
       }).then(() => undefined)
     );
-    const attempt = (id: string) => (f: Fsync) => f.dir.endsWith(`/attempts/run-1-${id}`);
+    const attempt = (id: string) => (f: Fsync) =>
+      f.dir.endsWith(`/attempts/${uuidOf(`run-1-${id}`)}`);
     return ["a0", "a1", "a2"].map((id) => log.filter(attempt(id)).map((f) => f.outcome ?? null));
   };
   await t.step("a free writer writes each reservation at once", async () => {
@@ -201,14 +202,14 @@ Deno.test("RecordWriter never publishes a Run when any directory fsync fails", a
     const fail = { at, injected: false };
     const done = await withTempDir(async (root) => {
       const published = await writeRun(root, {
-        runId: "run-1",
+        runId: uuidOf("run-1"),
         startedAt: T0,
         verdict: "passed",
         syncer: recordingSyncer([], fail),
       });
       const scan = await new RecordReader(root).scan();
       if (!fail.injected) {
-        assert.deepEqual([published, scan.runs.length], [["run-1"], 1]);
+        assert.deepEqual([published, scan.runs.length], [[uuidOf("run-1")], 1]);
         return true;
       }
       assert.deepEqual([published, scan.runs], [[], []], `fsync #${at} failed`);
@@ -225,14 +226,14 @@ Deno.test("RecordWriter never publishes a Run when any directory fsync fails", a
 Deno.test("A Run whose writer stopped before finish is never read; the published one is complete", () =>
   withRoot(async (root) => {
     await writeRun(root, {
-      runId: "run-old",
+      runId: uuidOf("run-old"),
       startedAt: T0,
       verdict: "passed",
       syncer: new DirectorySyncer(),
     });
     // Later and failing, but killed before publishing: readers must ignore it (REC-10).
     await writeRun(root, {
-      runId: "run-new",
+      runId: uuidOf("run-new"),
       startedAt: T0 + 60_000,
       verdict: "failed",
       syncer: new DirectorySyncer(),
@@ -240,8 +241,8 @@ Deno.test("A Run whose writer stopped before finish is never read; the published
     });
     const reader = new RecordReader(root);
     const scan = await reader.scan();
-    assert.deepEqual(scan.runs.map((r) => r.runId), ["run-old"]);
-    assert.deepEqual(scan.unpublished, ["run-new"]);
+    assert.deepEqual(scan.runs.map((r) => r.runId), [uuidOf("run-old")]);
+    assert.deepEqual(scan.unpublished, [uuidOf("run-new")]);
     const pairs = ["e0", "e1", "e2"].map((evalId) => ({ experimentId: "exp", evalId }));
     const decide = carryDecider(await loadCandidates(reader, pairs), {
       configHash: () => CONFIG_A,
@@ -252,7 +253,7 @@ Deno.test("A Run whose writer stopped before finish is never read; the published
       const d = decide({ experimentId: "exp", evalId, ordinal: 0, timeoutMs: null });
       assert.deepEqual(
         d.action === "carry" && [d.source.runId, d.source.verdict],
-        ["run-old", "passed"],
+        [uuidOf("run-old"), "passed"],
       );
     }
     const [run] = scan.runs;

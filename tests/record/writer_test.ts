@@ -10,7 +10,7 @@ import {
 } from "../../src/record/mod.ts";
 import { createFakeClock } from "../_fakes/clock.ts";
 import { createSeededRandom } from "../_fakes/random.ts";
-import { CONFIG_A, INPUT_1, writeRun } from "../_fakes/record.ts";
+import { CONFIG_A, INPUT_1, uuidOf, writeRun } from "../_fakes/record.ts";
 import { result } from "../_fakes/results.ts";
 import { withTempDir } from "../_helpers/temp_dir.ts";
 
@@ -147,37 +147,40 @@ Deno.test("RecordWriter fails the settle write of an Attempt whose result is not
 Deno.test("RecordReader recomputes verdicts from stored assertions (REC-6)", () =>
   withTempDir(async (root) => {
     await writeRun(root, {
-      runId: "run-1",
+      runId: uuidOf("run-1"),
       experimentId: "exp",
       startedAt: T0,
       slots: [
         {
           evalId: "e1",
           ordinal: 0,
-          fill: { kind: "executed", result: result({ attemptId: "p", verdict: "passed" }) },
+          fill: { kind: "executed", result: result({ attemptId: uuidOf("p"), verdict: "passed" }) },
         },
         {
           evalId: "e1",
           ordinal: 1,
-          fill: { kind: "executed", result: result({ attemptId: "f", verdict: "failed" }) },
+          fill: { kind: "executed", result: result({ attemptId: uuidOf("f"), verdict: "failed" }) },
         },
         {
           evalId: "e1",
           ordinal: 2,
-          fill: { kind: "executed", result: result({ attemptId: "x", verdict: "errored" }) },
+          fill: {
+            kind: "executed",
+            result: result({ attemptId: uuidOf("x"), verdict: "errored" }),
+          },
         },
       ],
     });
     const reader = new RecordReader(root);
-    assert.equal((await reader.attempt("run-1", "p")).verdict, "passed");
-    assert.equal((await reader.attempt("run-1", "f")).verdict, "failed");
-    assert.equal((await reader.attempt("run-1", "x")).verdict, "errored");
+    assert.equal((await reader.attempt(uuidOf("run-1"), uuidOf("p"))).verdict, "passed");
+    assert.equal((await reader.attempt(uuidOf("run-1"), uuidOf("f"))).verdict, "failed");
+    assert.equal((await reader.attempt(uuidOf("run-1"), uuidOf("x"))).verdict, "errored");
   }));
 
 Deno.test("RecordReader reports a truncated run.json as record-invalid naming the file", () =>
   withTempDir(async (root) => {
-    await writeRun(root, { runId: "run-1", experimentId: "exp", startedAt: T0, slots: [] });
-    const path = join(root, "runs", "run-1", "run.json");
+    await writeRun(root, { runId: uuidOf("run-1"), experimentId: "exp", startedAt: T0, slots: [] });
+    const path = join(root, "runs", uuidOf("run-1"), "run.json");
     const text = await Deno.readTextFile(path);
     await Deno.writeTextFile(path, text.slice(0, text.length / 2));
     await assert.rejects(
@@ -185,7 +188,7 @@ Deno.test("RecordReader reports a truncated run.json as record-invalid naming th
       (e: Error & { code?: string; hint?: string }) => {
         assert.equal(e.code, "record-invalid");
         assert.ok(e.message.startsWith(path), e.message);
-        assert.match(e.hint ?? "", /move runs\/run-1 out of/);
+        assert.match(e.hint ?? "", new RegExp(`move runs/${uuidOf("run-1")} out of`));
         return true;
       },
     );
@@ -194,16 +197,16 @@ Deno.test("RecordReader reports a truncated run.json as record-invalid naming th
 Deno.test("RecordReader reports a missing member of a published Run as record-invalid", () =>
   withTempDir(async (root) => {
     await writeRun(root, {
-      runId: "run-1",
+      runId: uuidOf("run-1"),
       experimentId: "exp",
       startedAt: T0,
       slots: [{
         evalId: "e1",
         ordinal: 0,
-        fill: { kind: "executed", result: result({ attemptId: "p" }) },
+        fill: { kind: "executed", result: result({ attemptId: uuidOf("p") }) },
       }],
     });
-    await Deno.remove(join(root, "runs", "run-1", "members", `${slotIdOf("e1", 0)}.json`));
+    await Deno.remove(join(root, "runs", uuidOf("run-1"), "members", `${slotIdOf("e1", 0)}.json`));
     const reader = new RecordReader(root);
     const [run] = (await reader.scan()).runs;
     await assert.rejects(

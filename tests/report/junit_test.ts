@@ -73,6 +73,8 @@ Deno.test("junitXml() escapes attributes and text and replaces characters XML ca
       phase: "test",
       message: 'bad <tag> & \u0001 "quote"\nnext',
       scope: "attempt",
+      location: null,
+      stack: null,
     },
   });
   const summary = summarize(plan, [{ kind: "executed", result: r }], {

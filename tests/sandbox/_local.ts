@@ -62,6 +62,12 @@ export function text(bytes: Uint8Array): string {
   return new TextDecoder().decode(bytes);
 }
 
+/**
+ * How long {@link pollUntil} callers wait for something that happens without delay (a killed
+ * process disappearing): only a safety bound that turns a hang into a failure, never the claim.
+ */
+export const HANG_MS = 120_000;
+
 /** Polls `check` every 20 ms until it is true or `ms` passed; returns its last answer. */
 export async function pollUntil(check: () => Promise<boolean>, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;

@@ -2,7 +2,15 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { hasSandboxCode } from "../../src/sandbox/mod.ts";
-import { killQuietly, localTestBed, pollUntil, processDead, testOwner, text } from "./_local.ts";
+import {
+  HANG_MS,
+  killQuietly,
+  localTestBed,
+  pollUntil,
+  processDead,
+  testOwner,
+  text,
+} from "./_local.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
@@ -83,7 +91,7 @@ Deno.test("stop() is idempotent, kills background groups and removes the root", 
     assert.equal(pgids.trim().split("\n").length, 1);
     await sb.stop();
     await sb.stop();
-    assert.ok(await pollUntil(() => processDead(background), 1000), "background still alive");
+    assert.ok(await pollUntil(() => processDead(background), HANG_MS), "background still alive");
     assert.equal(await Deno.stat(root).then(() => true, () => false), false);
     const later = await sb.exec({ argv: ["true"] }).then(() => 0, (e) => e);
     assert.ok(hasSandboxCode(later, "sandbox-retired"), String(later));

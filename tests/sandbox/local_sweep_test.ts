@@ -7,7 +7,7 @@ import {
   findLocalRoots,
   sweepLocalOrphans,
 } from "../../src/sandbox/mod.ts";
-import { killQuietly, localTestBed, pollUntil, processDead, text } from "./_local.ts";
+import { HANG_MS, killQuietly, localTestBed, pollUntil, processDead, text } from "./_local.ts";
 
 async function deadPid(): Promise<number> {
   const child = new Deno.Command("true").spawn();
@@ -32,7 +32,7 @@ Deno.test("sweepLocalOrphans() removes a root whose owner died and keeps a live 
       assert.deepEqual(swept, { removed: [dead.id], failed: [] });
       const left = (await findLocalRoots(bed.tmpDir, {})).map((r) => r.id).sort();
       assert.deepEqual(left, [alive.id, foreign.id].sort());
-      assert.ok(await pollUntil(() => processDead(background), 1000), "background still alive");
+      assert.ok(await pollUntil(() => processDead(background), HANG_MS), "background still alive");
     } finally {
       killQuietly(background);
     }

@@ -74,7 +74,25 @@ Deno.test("readOwnerIdentity() reads this process's start time in whole seconds"
   assert.equal(identity.host, "box");
   assert.equal(identity.pid, Deno.pid);
   assert.match(identity.processStart, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-  assert.ok(Math.abs(Date.parse(identity.processStart) - Date.now()) < 10 * 60_000);
+  // Order, not age (the suite may have run for any time): this process started after its parent,
+  // no later than a child it spawns now, and not in the future.
+  const child = new Deno.Command("sleep", { args: ["60"], stdout: "null", stderr: "null" }).spawn();
+  try {
+    const probe = createProcessProbe();
+    const startOf = async (pid: number) => Date.parse(await probe.startOf(pid));
+    const [parent, own, spawned] = [
+      await startOf(Deno.ppid),
+      await startOf(Deno.pid),
+      await startOf(child.pid),
+    ];
+    assert.ok(parent <= own, `started ${identity.processStart}, before its parent`);
+    assert.ok(own <= spawned, `started ${identity.processStart}, after a child spawned now`);
+    assert.ok(own <= Date.now(), `started ${identity.processStart}, in the future`);
+    assert.equal(Date.parse(identity.processStart), own);
+  } finally {
+    child.kill("SIGKILL");
+    await child.status;
+  }
   assert.equal(
     await classifyOwner({ ...identity, runId: "r", provisionToken: "t" }, {
       host: "box",

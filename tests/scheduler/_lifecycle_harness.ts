@@ -89,7 +89,8 @@ export async function until(
   what: string,
   stepMs = 5,
 ): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  // Real I/O runs between the fake-time steps; the bound only turns a hang into a failure.
+  const deadline = Date.now() + 120_000;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await clock.tickAsync(stepMs);

@@ -219,7 +219,7 @@ export async function startSandboxRun(spec: SandboxRunSpec): Promise<SandboxRun>
       let settled = false;
       done.finally(() => void (settled = true)).catch(() => undefined);
       // Machine slot files are real: their I/O settles outside fake time, so keep both moving.
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 120_000; // only turns a hang into a failure
       while (!settled) {
         for (const h of holds.splice(0)) h.release();
         await clock.runAllAsync();

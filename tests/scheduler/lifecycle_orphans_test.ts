@@ -9,7 +9,7 @@ import {
   tryAcquireLock,
 } from "../../src/coordination/mod.ts";
 import { fakePlan } from "../_fakes/plan.ts";
-import { fakeProbe, identity, names, tempProject } from "../coordination/_helpers.ts";
+import { eventually, fakeProbe, identity, names, tempProject } from "../coordination/_helpers.ts";
 import {
   exists,
   finish,
@@ -227,7 +227,9 @@ Deno.test("runPlan() recovers an orphan whose flock another scan holds for a mom
   const plan = fakePlan({ evals: ["a"], experiments: [{ id: "E", ...loggingHooks(timeline) }] });
   const run = startCoordinated(plan, { cap: 1, root: project.root });
   await run.clock.tickAsync(1);
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // Released only once the recovery task met the held flock and sleeps on its retry timer.
+  await eventually(() => run.clock.countTimers() === 1, "the claimer finds the flock taken");
+  assert.deepEqual(timeline, []);
   scanner!.release();
   await finish(run, 10);
   assert.deepEqual(timeline, ["teardown:old", "setup:a", "teardown:a"]);

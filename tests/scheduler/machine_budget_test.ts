@@ -27,9 +27,12 @@ async function withStateDir(fn: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
-/** Moves fake time and lets real slot-file I/O settle, until `check` holds or 5 s passed. */
+/**
+ * Moves fake time and lets real slot-file I/O settle, until `check` holds; fails after 2 minutes
+ * of real time, a bound that only turns a hang into a failure.
+ */
 async function until(run: SandboxRun, check: () => boolean, tickMs = 0): Promise<void> {
-  const deadline = Date.now() + 5_000;
+  const deadline = Date.now() + 120_000;
   while (!check()) {
     if (Date.now() > deadline) throw new Error("condition not reached");
     await run.clock.tickAsync(tickMs);

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { realClock } from "../../src/_shared/clock.ts";
-import { MACHINE_SLOT_POLL_MS, tryAcquireMachineSlot } from "../../src/coordination/mod.ts";
+import { tryAcquireMachineSlot } from "../../src/coordination/mod.ts";
 import { fileMachineSlots } from "../../src/scheduler/mod.ts";
 import { MachineBudget } from "../../src/scheduler/machine_budget.ts";
 
@@ -85,28 +85,39 @@ async function withStateDir(fn: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
-Deno.test("S158 a SIGKILLed holder's slots free at once and a waiter takes one within 3 polls", async () => {
+Deno.test("S158 a SIGKILLed holder's slots free at once: the waiter's first poll after the death takes one", async () => {
   await withStateDir(async (stateDir) => {
     const holder = slotChild(stateDir, { limit: 2, count: 2, holdMs: -1 });
     await readLines(holder, (lines) => lines.filter((l) => / acquire /.test(l)).length === 2);
-    const budget = new MachineBudget(
-      fileMachineSlots({
-        stateDir,
-        limits: { fake: 2 },
-        owner: { pid: Deno.pid, host: "h" },
-        clock: realClock,
-      }),
-      { clock: realClock },
-    );
+    const slots = fileMachineSlots({
+      stateDir,
+      limits: { fake: 2 },
+      owner: { pid: Deno.pid, host: "h" },
+      clock: realClock,
+    });
+    // Polls are counted, not timed (S158's "within 3 × MACHINE_SLOT_POLL_MS"): a loaded machine
+    // may delay any poll, but the kernel frees the flocks when the holder dies, so no poll that
+    // starts after its death may still find the slots taken.
+    let dead = false;
+    const pollsAfterDeath: boolean[] = [];
+    const budget = new MachineBudget({
+      limitOf: (provider) => slots.limitOf(provider),
+      tryAcquire: async (provider) => {
+        const started = dead;
+        const slot = await slots.tryAcquire(provider);
+        if (started) pollsAfterDeath.push(slot !== null);
+        return slot;
+      },
+    }, { clock: realClock });
     assert.equal(await budget.tryAcquire("fake"), null);
     const waiting = budget.acquire("fake", [0]);
     holder.kill("SIGKILL");
-    const killedAt = Date.now();
     await holder.status;
+    dead = true;
     const permit = await waiting;
-    const waited = Date.now() - killedAt;
     permit.release();
-    assert.ok(waited <= 3 * MACHINE_SLOT_POLL_MS, `waited ${waited} ms`);
+    assert.ok(pollsAfterDeath.length <= 1, `polls after the death: ${pollsAfterDeath}`);
+    assert.ok(pollsAfterDeath.every(Boolean), `polls after the death: ${pollsAfterDeath}`);
   });
 });
 

@@ -1,0 +1,28 @@
+import assert from "node:assert/strict";
+import { Redactor } from "../../src/_shared/mod.ts";
+import { recordJson } from "../../src/record/atomic.ts";
+
+Deno.test("recordJson() redacts credential values in strings, escaped strings and keys", () => {
+  const redactor = new Redactor(["sk-secret-1", 'pa"ss\\wd']);
+  const text = recordJson(
+    { message: "key sk-secret-1", nested: [{ text: 'x pa"ss\\wd y' }], ["sk-secret-1"]: 1 },
+    redactor,
+  );
+  assert.deepEqual(JSON.parse(text), {
+    message: "key ***",
+    nested: [{ text: "x *** y" }],
+    "***": 1,
+  });
+  assert.ok(text.endsWith("}\n"));
+});
+
+Deno.test("recordJson() returns the plain serialization when nothing matches", () => {
+  const value = { a: "nothing here", n: 1 };
+  assert.equal(recordJson(value, new Redactor(["sk-secret-1"])), recordJson(value));
+  assert.equal(recordJson(value, new Redactor()), '{\n  "a": "nothing here",\n  "n": 1\n}\n');
+});
+
+Deno.test("recordJson() keeps numbers and stays valid JSON when a numeric value is a whole number", () => {
+  const text = recordJson({ durationMs: 123456, pin: "pin 123456" }, new Redactor(["123456"]));
+  assert.deepEqual(JSON.parse(text), { durationMs: 123456, pin: "pin ***" });
+});
