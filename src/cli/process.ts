@@ -187,7 +187,26 @@ function routeConsole(
   });
   const global = globalThis.console as unknown as Record<string, unknown>;
   for (const name of CONSOLE_METHODS) global[name] = routed[name].bind(routed);
+  reportStrayErrors(routed);
   return scope;
+}
+
+/**
+ * A promise rejection nobody handles, or an error thrown by a callback nobody catches (a stray
+ * timer of an eval), would end the process with the runtime's own, unredacted report and lose the
+ * run. Each is reported as `console.error` output instead, so it is attributed like one (the
+ * Attempt's log when the runtime reports it in that Attempt's context) and redacted, and the run
+ * goes on.
+ */
+function reportStrayErrors(routed: Console): void {
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    routed.error("Unhandled promise rejection:", event.reason);
+  });
+  globalThis.addEventListener("error", (event) => {
+    event.preventDefault();
+    routed.error("Uncaught error:", event.error);
+  });
 }
 
 /**

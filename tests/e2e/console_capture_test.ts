@@ -60,3 +60,44 @@ Deno.test("niceeval exp: console output of a test body never reaches human stdou
   // Outside any Attempt, console output keeps its usual stream.
   assert.ok(r.stdout.includes("experiment setup says hi\n"), r.stdout);
 });
+
+Deno.test("niceeval exp: a stray rejection or uncaught error of a test body is reported and the run goes on exits 0", async () => {
+  await using p = await tempProject("console_project");
+  await p.write(
+    "evals/stray.eval.ts",
+    `import { defineEval } from "niceeval";
+import { includes } from "niceeval/expect";
+
+export default defineEval({
+  async test(t) {
+    void Promise.reject(new Error("stray rejection ABC123"));
+    let fired!: () => void;
+    const thrown = new Promise<void>((resolve) => (fired = resolve));
+    setTimeout(() => {
+      queueMicrotask(fired);
+      throw new Error("stray throw DEF456");
+    }, 0);
+    await thrown;
+    await t.send("Anything");
+    t.check(t.reply, includes("Hello"));
+  },
+});
+`,
+  );
+  const r = await p.run(["exp", "--json"]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const events = ndjson(r.stdout); // throws on the first line that is not JSON
+  const ended = events.filter((e) => e.type === "attempt_end");
+  assert.deepEqual(ended.map((e) => e.verdict), ["passed", "passed", "passed"]);
+  const start = events[0]!;
+  const runId = (start.runs as { runId: string }[])[0]!.runId;
+  await Deno.stat(join(start.recordRoot as string, "runs", runId, "complete"));
+  // Where the runtime reports them decides the stream: the Attempt's log or stderr, never stdout.
+  const stray = ended.find((e) => e.evalId === "stray")!;
+  const dir = join(start.recordRoot as string, "runs", runId, "attempts", `${stray.attemptId}`);
+  const logs = await Deno.readTextFile(join(dir, "events.json"));
+  for (const text of ["stray rejection ABC123", "stray throw DEF456"]) {
+    assert.ok(logs.includes(text) || r.stderr.includes(text), `${text}: ${logs}\n${r.stderr}`);
+    assert.ok(!r.stdout.includes(text), r.stdout);
+  }
+});
