@@ -11,10 +11,9 @@ import { installApi } from "../loader/mod.ts";
 import type { ApiNamespaces } from "../loader/mod.ts";
 import type { ConsoleScope, Io, LogTarget, TextSink } from "./io.ts";
 import { main } from "./main.ts";
+import { createSignalCounter, type InterruptSignal } from "./signals.ts";
 import { ReusableUtf8Encoder } from "./utf8.ts";
 
-/** De-duplication window of a relayed signal (toolchain.md §10.5.2). */
-const SIGNAL_DEDUPE_MS = 250;
 /** How often the child of a launcher checks that its launcher still lives (toolchain.md §10.5.1). */
 const PARENT_WATCH_MS = 250;
 
@@ -26,20 +25,15 @@ export async function runProcess(options: { api: ApiNamespaces }): Promise<never
   // Set by a launcher that relays signals (toolchain.md §10.5): only then can one Ctrl-C arrive
   // twice, once from the terminal and once relayed.
   const launcher = Deno.env.get("NICEEVAL_PARENT_PID");
-  let lastSignal = { name: "", at: 0 };
-  let count = 0;
   const { atExit, exit } = exitHooks();
-  const onSignal = (name: "SIGINT" | "SIGTERM") => () => {
-    const now = realClock.now();
-    const relayed = launcher !== undefined && name === lastSignal.name &&
-      now - lastSignal.at < SIGNAL_DEDUPE_MS;
-    if (relayed) return;
-    lastSignal = { name, at: now };
-    count++;
-    if (count === 1) interrupt.abort(name);
-    else if (count === 2) force.abort(name);
-    else exit(130);
-  };
+  const count = createSignalCounter({
+    clock: realClock,
+    relayed: launcher !== undefined,
+    onInterrupt: (name) => interrupt.abort(name),
+    onForce: (name) => force.abort(name),
+    onExit: () => exit(130),
+  });
+  const onSignal = (name: InterruptSignal) => () => count(name);
   const handlers = { SIGINT: onSignal("SIGINT"), SIGTERM: onSignal("SIGTERM") };
   for (const [name, handler] of Object.entries(handlers)) {
     Deno.addSignalListener(name as Deno.Signal, handler);
