@@ -18,7 +18,7 @@ import {
   loadCandidates,
   RecordReader,
 } from "../src/record/mod.ts";
-import { CONFIG_A, digestFor, INPUT_1, writeRun } from "../tests/_fakes/record.ts";
+import { CONFIG_A, digestFor, INPUT_1, uuidOf, writeRun } from "../tests/_fakes/record.ts";
 import { result } from "../tests/_fakes/results.ts";
 import { tempProject } from "../tests/_helpers/cli.ts";
 import { measureChild, noopProjectFiles } from "./_noop_project.ts";
@@ -36,13 +36,13 @@ async function inProcess(): Promise<void> {
   try {
     const evalIds = Array.from({ length: N }, (_, i) => `noop/${i}`);
     const written = await writeRun(root, {
-      runId: "run-source",
+      runId: uuidOf("run-source"),
       experimentId: "exp",
       startedAt: T0,
       slots: evalIds.map((evalId, i) => ({
         evalId,
         ordinal: 0,
-        fill: { kind: "executed", result: result({ attemptId: `attempt-${i}`, evalId }) },
+        fill: { kind: "executed", result: result({ attemptId: uuidOf(`attempt-${i}`), evalId }) },
       })),
     });
     if (written.length !== 1) throw new Error("the source Run was not published");

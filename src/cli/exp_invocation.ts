@@ -1,5 +1,4 @@
 /** One Invocation of `exp`: its ids, Run specs, reporters, and how it ends (receipt, exit code). */
-import { dirname } from "node:path";
 import type { RunEvent, SlotOutcome } from "../_shared/mod.ts";
 import { errorMessage } from "../_shared/mod.ts";
 import { VERSION } from "../_shared/mod.ts";
@@ -214,7 +213,6 @@ async function writeJunit(
     // Checked again: the path may have changed during the run. Only a regular file is ever
     // replaced, and the rename re-checks that right before it happens (JUNIT-6).
     const target = await junitTarget(io.cwd, path, { usage: false });
-    await Deno.mkdir(dirname(target), { recursive: true });
     await writeTextAtomic(target, xml, io.random, { beforeRename: assertReplaceable });
     return true;
   } catch (error) {

@@ -43,7 +43,8 @@ export async function checkRecordRoot(root: string, flag?: string): Promise<void
 /**
  * The file the JUnit report of `--junit <path>` replaces: the path itself, or the regular file a
  * symbolic link at the path points to. Fails unless that is missing or a regular file and its
- * parent is a directory or can be created (JUNIT-6 creates missing parents).
+ * parent is an existing directory (issue 10 overrides JUNIT-6's "parent directories are created":
+ * a typo in a directory name is reported before the run, not after it).
  *
  * @param options.usage `true` (default): fail with a usage error naming the flag, before a run;
  *   `false`: fail with a plain `Error` whose message is only the reason, when the report is due.
@@ -65,9 +66,8 @@ export async function junitTarget(
   if (kind === "other" || kind === "dangling") throw fail(`it is ${KIND_TEXT[kind]}`);
   const target = kind === "file" ? await Deno.realPath(full) : full;
   const parent = await pathKind(dirname(target), fail);
-  if (parent !== "directory" && parent !== "missing") {
-    throw fail("its parent is not a directory");
-  }
+  if (parent === "missing") throw fail("its directory does not exist");
+  if (parent !== "directory") throw fail("its parent is not a directory");
   return target;
 }
 

@@ -333,7 +333,7 @@ function junitPaths(random: Random, paths: FuzzPaths, add: Add): void {
       [paths.dir + "/", false],
       [longPath(random, 5000), false],
       ["x".repeat(300) + ".xml", false],
-      [paths.missingParents, "maybe"],
+      [paths.missingParents, false],
     ] as const,
   );
   add(

@@ -77,11 +77,12 @@ Deno.test("checkRecordRoot() rejects a path below a file and a path too long for
     );
   }));
 
-Deno.test("junitTarget() accepts a missing file, missing parents and a regular file", () =>
+Deno.test("junitTarget() accepts a missing file in an existing directory and a regular file", () =>
   withTempDir(async (dir) => {
     const p = await sentinels(dir);
     assert.equal(await junitTarget(dir, "new.xml"), join(dir, "new.xml"));
-    assert.equal(await junitTarget(dir, "out/deeper/j.xml"), join(dir, "out", "deeper", "j.xml"));
+    await Deno.mkdir(join(dir, "out"));
+    assert.equal(await junitTarget(dir, "out/j.xml"), join(dir, "out", "j.xml"));
     assert.equal(await junitTarget(dir, "file"), await Deno.realPath(p.file));
   }));
 
@@ -92,7 +93,7 @@ Deno.test("junitTarget() follows a link to a regular file, so the link stays", (
     assert.equal(await junitTarget(dir, "link.xml"), await Deno.realPath(p.file));
   }));
 
-Deno.test("junitTarget() rejects a directory, a named pipe, a dangling link and a file as parent", () =>
+Deno.test("junitTarget() rejects a directory, a named pipe, a dangling link, a file as parent and a missing directory", () =>
   withTempDir(async (dir) => {
     await sentinels(dir);
     const cases: [string, string][] = [
@@ -101,6 +102,8 @@ Deno.test("junitTarget() rejects a directory, a named pipe, a dangling link and 
       ["dangling", "it is a symbolic link to nothing"],
       ["file/j.xml", "a parent is not a directory"],
       ["file/a/j.xml", "a parent is not a directory"],
+      ["missing/j.xml", "its directory does not exist"],
+      ["missing/deeper/j.xml", "its directory does not exist"],
       ["x".repeat(300), "File name too long"],
     ];
     for (const [path, reason] of cases) {

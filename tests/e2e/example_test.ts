@@ -95,6 +95,7 @@ Deno.test("niceeval exp: the keyless example runs, carries and reports exits 0",
     assert.deepEqual(starts.map((e) => e.evalId), ["greet/hello"]);
   });
   await t.step("checks/fail exits 1 and its JUnit has a failure", async () => {
+    await Deno.mkdir(join(p.dir, "out"));
     const r = await p.run(["exp", "checks/fail", "--junit", "out/junit.xml"], { env: { CI: "1" } });
     assert.equal(r.code, 1, r.stderr);
     assert.match(

@@ -65,6 +65,16 @@ Deno.test("niceeval exp: --junit below a regular file is refused before any Run 
   assert.equal(await p.read("notes.txt"), "keep\n");
 });
 
+Deno.test("niceeval exp: --junit in a directory that does not exist is refused before any Run exits 2", async () => {
+  await using p = await tempProject(EXAMPLE);
+  assertUsage(
+    await p.run(["exp", "local", "--junit", "reprots/junit.xml"]),
+    /^error: --junit "reprots\/junit\.xml" cannot be written: its directory does not exist \[usage\]$/,
+  );
+  assert.equal((await names(p.dir)).includes("reprots"), false, "not created");
+  assert.deepEqual(await names(join(p.dir, ".niceeval", "record", "runs")), [], "no Run");
+});
+
 Deno.test("niceeval exp: a --junit path that became a named pipe during the run is not replaced exits 1", async () => {
   await using p = await tempProject(EXAMPLE);
   const target = join(p.dir, "out", "junit.xml");
@@ -76,7 +86,6 @@ import { includes } from "niceeval/expect";
 
 export default defineEval({
   async test(t) {
-    await Deno.mkdir(${JSON.stringify(join(p.dir, "out"))}, { recursive: true });
     const made = await new Deno.Command("mkfifo", { args: [${JSON.stringify(target)}] }).output();
     if (!made.success) throw new Error("mkfifo failed");
     await t.send("hello there");
@@ -93,6 +102,7 @@ import { detAgent } from "../agents/scripted.ts";
 export default defineExperiment({ agent: detAgent("det"), evals: ["pipe"] });
 `,
   );
+  await Deno.mkdir(join(p.dir, "out"));
   const r = await p.run(["exp", "pipe", "--junit", "out/junit.xml"], { env: { CI: "1" } });
   assert.equal(r.code, 1, r.stdout + r.stderr);
   const lines = r.stdout.split("\n").filter((l) => l.includes("JUnit report not written"));
