@@ -69,7 +69,7 @@ async function barriers(dir: string): Promise<Record<string, number>> {
 }
 
 /** Polls until `condition` holds; throws after `timeoutMs`. */
-async function pollUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 60_000) {
+async function pollUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
