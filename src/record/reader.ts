@@ -7,7 +7,7 @@
  * real directory (no symbolic link), and every document a regular file, checked with `lstat`
  * before it is opened (a FIFO would block the open forever).
  */
-import { dirname, join, relative, sep } from "node:path";
+import { basename, dirname, join, relative, sep } from "node:path";
 import pLimit from "p-limit";
 import { errorMessage, UsageError } from "../_shared/mod.ts";
 import { foldVerdict, type SealedAssertion } from "../expect/mod.ts";
@@ -60,6 +60,11 @@ export class RecordReader {
   readonly #attempts = new Map<string, Promise<StoredAttempt>>();
   /** Directories below the root checked to be real directories, by absolute path. */
   readonly #dirs = new Map<string, Promise<void>>();
+  /**
+   * What each entry of a checked directory is, by the directory's absolute path: one listing per
+   * directory tells the kind of every document in it, instead of one `lstat` per document.
+   */
+  readonly #listings = new Map<string, Promise<ReadonlyMap<string, EntryKind>>>();
 
   constructor(root: string) {
     this.root = root;
@@ -331,15 +336,15 @@ export class RecordReader {
 
   /**
    * Parses one document. Its directory must be a real directory inside the root and the document
-   * a regular file; both are checked with `lstat` before the file is opened. A missing
+   * a regular file; both are checked (by listing the directories) before the file is opened. A missing
    * `record.json` (`runDir` null) rejects with `NotFound`; everything else is `record-invalid`.
    */
   async #readJson(path: string, runDir: string | null): Promise<unknown> {
     let text: string;
     try {
-      await this.#realDir(dirname(path));
-      const info = await Deno.lstat(path);
-      if (!info.isFile) throw new NotRegularError(kindOf(info));
+      const kind = (await this.#listing(dirname(path))).get(basename(path));
+      if (kind === undefined) throw new Deno.errors.NotFound(path);
+      if (kind !== "regular file") throw new NotRegularError(kind);
       text = await Deno.readTextFile(path);
     } catch (error) {
       if (runDir === null && error instanceof Deno.errors.NotFound) throw error;
@@ -361,25 +366,32 @@ export class RecordReader {
     if (dir === this.root) return Promise.resolve();
     let checked = this.#dirs.get(dir);
     if (!checked) {
-      const parent = dirname(dir);
-      checked = (parent.length < this.root.length ? Promise.resolve() : this.#realDir(parent))
-        .then(async () => {
-          const info = await Deno.lstat(dir).catch((error) => {
-            if (error instanceof Deno.errors.NotFound) throw error;
-            throw invalid(this.root, dir, null, problemOf(error));
-          });
-          if (!info.isDirectory) {
-            throw invalid(
-              this.root,
-              dir,
-              runDirOf(this.root, dir),
-              `is a ${kindOf(info)}, not a directory`,
-            );
-          }
-        });
+      checked = this.#listing(dirname(dir)).then((entries) => {
+        const kind = entries.get(basename(dir));
+        if (kind === undefined) throw new Deno.errors.NotFound(dir);
+        if (kind !== "directory") {
+          throw invalid(this.root, dir, runDirOf(this.root, dir), `is a ${kind}, not a directory`);
+        }
+      });
       this.#dirs.set(dir, checked);
     }
     return checked;
+  }
+
+  /** The kinds of the entries of `dir`, once `dir` is known to be a real directory. */
+  #listing(dir: string): Promise<ReadonlyMap<string, EntryKind>> {
+    let listed = this.#listings.get(dir);
+    if (!listed) {
+      listed = this.#realDir(dir).then(async () => {
+        const kinds = new Map<string, EntryKind>();
+        for (const entry of await listDir(this.root, dir, runDirOf(this.root, dir))) {
+          kinds.set(entry.name, kindOf(entry));
+        }
+        return kinds;
+      });
+      this.#listings.set(dir, listed);
+    }
+    return listed;
   }
 }
 
@@ -391,13 +403,18 @@ class NotRegularError extends Error {
   }
 }
 
-function kindOf(info: Deno.FileInfo): string {
-  if (info.isSymlink) return "symbolic link";
-  if (info.isDirectory) return "directory";
-  if (info.isFile) return "regular file";
-  if (info.isFifo) return "FIFO";
-  if (info.isSocket) return "socket";
-  return "device or special file";
+/** What a directory entry is, in words for messages. */
+type EntryKind =
+  | "symbolic link"
+  | "directory"
+  | "regular file"
+  | "FIFO, socket, device or special file";
+
+function kindOf(entry: Deno.DirEntry): EntryKind {
+  if (entry.isSymlink) return "symbolic link";
+  if (entry.isDirectory) return "directory";
+  if (entry.isFile) return "regular file";
+  return "FIFO, socket, device or special file";
 }
 
 function problemOf(error: unknown): string {
