@@ -51,7 +51,7 @@ export const EXP_FLAGS: readonly FlagSpec[] = [
   {
     name: "junit",
     value: "<path>",
-    description: "also write JUnit XML to this file (default: none)",
+    description: "also write JUnit XML to this file, in an existing directory (default: none)",
   },
   { name: "dry", description: "plan and print; run nothing (default: off)" },
   {
