@@ -384,8 +384,17 @@ export class RecordReader {
     if (!listed) {
       listed = this.#realDir(dir).then(async () => {
         const kinds = new Map<string, EntryKind>();
-        for (const entry of await listDir(this.root, dir, runDirOf(this.root, dir))) {
-          kinds.set(entry.name, kindOf(entry));
+        try {
+          for await (const entry of Deno.readDir(dir)) kinds.set(entry.name, kindOf(entry));
+        } catch (error) {
+          // A missing directory (no Record yet, no `runs/`) is for the caller to judge.
+          if (error instanceof Deno.errors.NotFound) throw error;
+          throw invalid(
+            this.root,
+            dir,
+            runDirOf(this.root, dir),
+            `cannot list: ${errorMessage(error)}`,
+          );
         }
         return kinds;
       });

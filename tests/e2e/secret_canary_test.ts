@@ -80,6 +80,7 @@ Deno.test("niceeval exp: no canary credential reaches any stream or file in any 
     assert.match(human.stdout, /test-threw: thrown with \*\*\* \| \*\*\*/);
     assert.match(human.stdout, /teardown of canary failed: experiment teardown failed with \*\*\*/);
     assert.match(human.stdout, /experiment setup console\.log \*\*\*/);
+    await Deno.mkdir(join(p.dir, "reports"));
     const json = await capture(p, outputs, [
       "exp",
       "--json",
