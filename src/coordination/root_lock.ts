@@ -6,7 +6,8 @@ import { type FileLock, type LockOwner, readLockOwner, tryAcquireLock } from "./
 /**
  * Creates the root if missing, resolves its real path and takes `<state>/roots/<sha256>.lock`.
  * Fails at once with `record-root-busy` when another process holds it, and with
- * `state-dir-unwritable` when the state directory cannot hold the lock (before the root is made).
+ * `state-dir-unwritable` when the state directory cannot hold the lock (before the root is made),
+ * and with `record-root-unwritable` when the root cannot be created.
  */
 export async function lockRecordRoot(
   root: string,
@@ -15,8 +16,7 @@ export async function lockRecordRoot(
 ): Promise<FileLock> {
   const roots = join(stateDir, "roots");
   await inStateDir(stateDir, () => Deno.mkdir(roots, { recursive: true }));
-  await Deno.mkdir(root, { recursive: true });
-  const real = await Deno.realPath(root);
+  const real = await createRoot(root);
   const path = join(roots, `${sha256Hex(real)}.lock`);
   const lock = await inStateDir(stateDir, () => tryAcquireLock(path, { owner }));
   if (lock) return lock;
@@ -44,6 +44,22 @@ async function inStateDir<T>(stateDir: string, step: () => Promise<T>): Promise<
       "state-dir-unwritable",
       `Cannot write the state directory ${JSON.stringify(stateDir)}: ${osErrorReason(error)}`,
       "make it writable, or set NICEEVAL_STATE_DIR to a writable directory",
+      { cause: error },
+    );
+  }
+}
+
+/** Creates the Record root if missing and returns its real path; an OS failure is a usage error. */
+async function createRoot(root: string): Promise<string> {
+  try {
+    await Deno.mkdir(root, { recursive: true });
+    return await Deno.realPath(root);
+  } catch (error) {
+    if (!isOsError(error)) throw error;
+    throw new UsageError(
+      "record-root-unwritable",
+      `Cannot create the Record root ${JSON.stringify(root)}: ${osErrorReason(error)}`,
+      "pass --record with a directory niceeval can create, or fix the path",
       { cause: error },
     );
   }

@@ -71,3 +71,14 @@ Deno.test({
       }
     }),
 });
+
+Deno.test("lockRecordRoot() fails with record-root-unwritable when the root cannot be created", () =>
+  withTempDir(async (dir) => {
+    // A dangling link as a parent: stat calls the root missing, but mkdir cannot make it.
+    await Deno.symlink(join(dir, "nowhere"), join(dir, "dangling"));
+    const root = join(dir, "dangling", "record");
+    const error = await stateDirError(root, join(dir, "state"));
+    assert.equal(error.code, "record-root-unwritable");
+    assert.match(error.message, /^Cannot create the Record root ".*\/dangling\/record": /);
+    assert.equal(await exists(join(dir, "nowhere")), false, "nothing is created through the link");
+  }));
