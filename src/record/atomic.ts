@@ -43,10 +43,19 @@ export interface FileText {
   readonly text: string;
 }
 
-/** How an atomic write fsyncs the target directory. */
+/** fsyncs an open file that was written at `path`; the seam tests use to observe file fsyncs. */
+export type FileSyncer = (file: Deno.FsFile, path: string) => Promise<void>;
+
+/** How an atomic write fsyncs the files it writes and the target directory. */
 export interface AtomicOptions {
   /** Shares directory fsyncs with concurrent writes; each write still waits for its own. */
   readonly syncer?: DirectorySyncer;
+  /**
+   * fsyncs each temporary file (and each {@link createExclusive} file) before it is renamed or
+   * its directory is fsynced.
+   * @default {@link syncFile}, the real `file.sync()`
+   */
+  readonly syncFile?: FileSyncer;
   /** Runs right before each rename over `target`; a rejection aborts the write. */
   readonly beforeRename?: (target: string) => Promise<void>;
 }
@@ -83,7 +92,8 @@ export async function writeFilesAtomic(
   options: AtomicOptions & { readonly random: Random },
 ): Promise<void> {
   const temps = files.map((f) => childPath(dir, `.${f.name}.tmp-${randomHex8(options.random)}`));
-  const writes = files.map((f, i) => writeTemp(temps[i]!, f.text));
+  const sync = options.syncFile ?? syncFile;
+  const writes = files.map((f, i) => writeTemp(temps[i]!, f.text, sync));
   try {
     await Promise.all(writes);
   } catch {
@@ -119,11 +129,11 @@ const CREATE_NEW: Deno.OpenOptions = { write: true, createNew: true };
 const READ: Deno.OpenOptions = { read: true };
 
 /** Creates, writes and fsyncs a temporary file; removes it again when writing fails. */
-async function writeTemp(temp: string, text: string): Promise<void> {
+async function writeTemp(temp: string, text: string, sync: FileSyncer): Promise<void> {
   const file = await Deno.open(temp, CREATE_NEW);
   try {
     await writeAll(file, ENCODER.encode(text));
-    await file.sync();
+    await sync(file, temp);
   } catch (error) {
     file.close();
     await Deno.remove(temp).catch(() => undefined);
@@ -148,11 +158,16 @@ export async function createExclusive(
   const file = await Deno.open(path, CREATE_NEW);
   try {
     if (text !== "") await writeAll(file, ENCODER.encode(text));
-    await file.sync();
+    await (options.syncFile ?? syncFile)(file, path);
   } finally {
     file.close();
   }
   await (options.syncer ? options.syncer.sync(dirname(path)) : syncDirectory(dirname(path)));
+}
+
+/** fsyncs a written file so that its contents are durable before it is renamed or published. */
+export function syncFile(file: Deno.FsFile, _path: string): Promise<void> {
+  return file.sync();
 }
 
 /** fsyncs a directory so that renames and creations inside it are durable. */

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { createExclusive, isTempName, writeJsonAtomic } from "../../src/record/mod.ts";
+import { basename, join } from "node:path";
+import {
+  createExclusive,
+  isTempName,
+  writeJsonAtomic,
+  writeTextAtomic,
+} from "../../src/record/mod.ts";
 import { DirectorySyncer, writeFilesAtomic } from "../../src/record/atomic.ts";
 import { createSeededRandom } from "../_fakes/random.ts";
 
@@ -167,6 +172,58 @@ Deno.test("writeFilesAtomic() stops at the first failed rename and removes the t
       ),
       Deno.errors.NotFound,
     );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("writeFilesAtomic() fsyncs every complete temporary file before its rename", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const steps: string[] = [];
+    await writeFilesAtomic(dir, [
+      { name: "a.json", text: "A\n" },
+      { name: "b.json", text: "B\n" },
+    ], {
+      random: createSeededRandom(6),
+      syncFile: async (file, path) => {
+        // The whole text is written by the time the file is fsynced.
+        steps.push(`sync ${basename(path)} ${await Deno.readTextFile(path)}`);
+        await file.sync();
+      },
+      beforeRename: (target) => {
+        steps.push(`rename ${basename(target)}`);
+        return Promise.resolve();
+      },
+    });
+    // The temporary files are written and fsynced in parallel, so only the renames are ordered.
+    const renames = steps.indexOf("rename a.json");
+    assert.deepEqual(steps.slice(renames), ["rename a.json", "rename b.json"]);
+    assert.deepEqual(
+      steps.slice(0, renames).map((s) => s.replace(/tmp-[0-9a-f]{8}/, "tmp-*")).sort(),
+      ["sync .a.json.tmp-* A\n", "sync .b.json.tmp-* B\n"],
+    );
+    assert.deepEqual(await names(dir), ["a.json", "b.json"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("writeTextAtomic() fsyncs its temporary file before the rename", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const steps: string[] = [];
+    await writeTextAtomic(join(dir, "report.xml"), "<x/>\n", createSeededRandom(7), {
+      syncFile: (file, path) => {
+        steps.push(isTempName(basename(path)) ? "sync temporary file" : `sync ${path}`);
+        return file.sync();
+      },
+      beforeRename: () => {
+        steps.push("rename");
+        return Promise.resolve();
+      },
+    });
+    assert.deepEqual(steps, ["sync temporary file", "rename"]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

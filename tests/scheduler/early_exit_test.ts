@@ -67,6 +67,34 @@ Deno.test("S98 in-flight siblings are aborted with early-exit; a fail becomes sk
   assert.equal(first.result.error, null);
 });
 
+Deno.test("runPlan() aborts on a pass only the in-flight siblings of the same eval (EARLY-4)", async () => {
+  const plan = fakePlan({
+    evals: ["e", "f"],
+    experiments: [{ id: "x", attempts: 2, earlyExit: true }],
+  });
+  const run = startRun(plan, { cap: 4, onAbort: "manual" });
+  await run.flush();
+  assert.equal(run.fake.live().length, 4);
+  run.fake.get("x:e#0").pass();
+  await run.flush();
+  const names = ["x:e#0", "x:e#1", "x:f#0", "x:f#1"];
+  assert.deepEqual(names.map((n) => [n, run.fake.get(n).aborted ?? null]), [
+    ["x:e#0", null],
+    ["x:e#1", "early-exit"],
+    ["x:f#0", null],
+    ["x:f#1", null],
+  ]);
+  run.fake.get("x:e#1").fail();
+  run.fake.get("x:f#0").fail();
+  run.fake.get("x:f#1").pass();
+  assert.deepEqual(outcomeSummary(plan, await run.finish()), [
+    "x:e#0 passed",
+    "x:e#1 skipped",
+    "x:f#0 failed",
+    "x:f#1 passed",
+  ]);
+});
+
 Deno.test("S99 an errored ordinal never triggers earlyExit", async () => {
   const plan = fakePlan({
     evals: ["e"],

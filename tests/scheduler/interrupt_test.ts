@@ -28,6 +28,31 @@ Deno.test("runPlan() on interrupt closes waiters and settles running Attempts in
   assert.deepEqual(run.log.allViolations(), []);
 });
 
+Deno.test("runPlan() records an interrupted Attempt as interrupted whatever its body reports (INT-1)", async () => {
+  const plan = fakePlan({ evals: evalIds(3), experiments: [{ id: "x" }] });
+  const run = startRun(plan, { cap: 3, onAbort: "manual" });
+  await run.flush();
+  run.interrupt.abort(new Error("SIGINT"));
+  await run.flush();
+  run.fake.get("x:e0#0").pass();
+  run.fake.get("x:e1#0").fail({ costUSD: 0.5 });
+  run.fake.get("x:e2#0").error("agent-error");
+  const outcomes = await run.finish();
+  assert.deepEqual(outcomeSummary(plan, outcomes), [
+    "x:e0#0 interrupted",
+    "x:e1#0 interrupted",
+    "x:e2#0 interrupted",
+  ]);
+  const results = outcomes.map((o) => o.kind === "executed" ? o.result : null);
+  assert.deepEqual(results.map((r) => [r?.outcome, r?.score, r?.error]), [
+    ["interrupted", null, null],
+    ["interrupted", null, null],
+    ["interrupted", null, null],
+  ]);
+  // The rewrite keeps what the body measured, such as its cost.
+  assert.equal(results[1]?.estimatedCostUSD, 0.5);
+});
+
 Deno.test("runPlan() abandons an interrupted body that ignores its signal after 10 s (INT-1)", async () => {
   const plan = fakePlan({ evals: ["e"], experiments: [{ id: "x" }] });
   const run = startRun(plan, { cap: 1, onAbort: "manual" });
