@@ -46,16 +46,24 @@ export async function runExp(io: Io, options: ExpOptions): Promise<number> {
   const project = await loadProject(io, { experiments: true });
   if (!options.json) printWarnings(io, project.discovered.warnings);
   const planned = await planRun(project, options, recordRoot);
-  const identity = await readProcessIdentity({ host: io.hostname, pid: io.pid });
+  // Read once (rule 92): the same identity stamps coordination records and sandbox owners.
+  const probe = createProcessProbe();
+  const identity = await readProcessIdentity({ host: io.hostname, pid: io.pid, probe });
   const invocation = openInvocation(io, { options, planned, project, recordRoot });
-  const sandboxes = await openSandboxes(io, { planned, project, runIds: invocation.runIds });
+  const sandboxes = await openSandboxes(io, {
+    planned,
+    project,
+    runIds: invocation.runIds,
+    identity,
+    probe,
+  });
   return await execute(io, invocation, {
     sandboxes,
     coordination: {
       projectRoot: project.root,
       invocationId: invocation.id,
       identity,
-      probe: createProcessProbe(),
+      probe,
       mutex: createKeyedMutex(),
       force: io.forceInterrupt,
     },

@@ -4,7 +4,12 @@
  */
 import { errorMessage, realClock, type RunEventSink } from "../_shared/mod.ts";
 import { SandboxRuntime } from "../attempt/mod.ts";
-import { machineSlotLimits, stateDirOf } from "../coordination/mod.ts";
+import {
+  machineSlotLimits,
+  type ProcessIdentity,
+  type ProcessProbe,
+  stateDirOf,
+} from "../coordination/mod.ts";
 import type { ConfigDefinition } from "../config/mod.ts";
 import type { DiscoveredExperiment } from "../discovery/mod.ts";
 import { resolveAgent } from "../agents/mod.ts";
@@ -21,12 +26,11 @@ import {
   agentInstallIdentity,
   artifactPreparer,
   createPhysicalResolver,
-  createProcessProbe as createSandboxProbe,
   createProviderRegistry,
   isSandboxError,
   layerIdentity,
   localTmpDir,
-  readOwnerIdentity,
+  ownerIdentityOf,
   sweepLocalOrphans,
 } from "../sandbox/mod.ts";
 import {
@@ -302,19 +306,25 @@ export interface SandboxWiring {
 
 /**
  * Prepares the sandbox side of a run (not `--dry`): removes local sandboxes of dead owners (rule
- * 97), reads this process's owner identity once (rule 92), and wires providers, pools, machine
- * slots (MSB), create pacing and image/template builds (CHAIN-2).
+ * 97), stamps sandboxes with this process's identity (read once by the caller, rule 92), and wires
+ * providers, pools, machine slots (MSB), create pacing and image/template builds (CHAIN-2).
  */
 export async function openSandboxes(
   io: Io,
-  input: { planned: PlannedRun; project: LoadedProject; runIds: readonly string[] },
+  input: {
+    planned: PlannedRun;
+    project: LoadedProject;
+    runIds: readonly string[];
+    identity: ProcessIdentity;
+    probe: ProcessProbe;
+  },
 ): Promise<SandboxWiring> {
-  const { planned, project, runIds } = input;
+  const { planned, project, runIds, identity, probe } = input;
   const uid = Deno.uid();
   await sweepLocalOrphans({
     tmpDir: localTmpDir(io.env),
     host: io.hostname,
-    probe: createSandboxProbe(),
+    probe,
     ...(uid !== null ? { uid } : {}),
   }).catch(() => undefined); // a failed sweep never blocks a run; `sandbox prune` reports it
   const hostEnv = { ...project.env };
@@ -324,7 +334,7 @@ export async function openSandboxes(
   const registry = createProviderRegistry({ hostEnv, clock: io.clock });
   const runtime = new SandboxRuntime({
     registry,
-    owner: await readOwnerIdentity({ host: io.hostname, pid: io.pid }),
+    owner: ownerIdentityOf(identity),
     runIds,
     clock: io.clock,
     random: io.random,

@@ -4,15 +4,14 @@
  * config or user code. Providers covered in this release: `local`.
  */
 import { errorMessage, formatDuration, UsageError } from "../_shared/mod.ts";
+import { createProcessProbe, type ProcessProbe } from "../coordination/mod.ts";
 import {
   classifyOwner,
-  createProcessProbe,
   destroyLocalRoot,
   findLocalRoots,
   localTmpDir,
   type OwnedInstance,
   type OwnerStatus,
-  type ProcessProbe,
 } from "../sandbox/mod.ts";
 import type { Io } from "./io.ts";
 

@@ -2,7 +2,8 @@
  * @module coordination
  * Owns every cross-process exclusion and the machine-local state behind it: the flock module
  * (`lock.ts`), the per-user state directory, the Record-root lock, sharedState leases, the teardown
- * registry with its orphan recovery, and process identity. Nothing else in niceeval locks files.
+ * registry with its orphan recovery, process identity and liveness (also for sandbox owner stamps),
+ * and reading small JSON record files. Nothing else in niceeval locks files.
  * It never runs hooks itself: teardowns arrive as functions, and outcomes go back as values.
  */
 export { acquireLock, readLockOwner, tryAcquireLock } from "./lock.ts";
@@ -23,8 +24,10 @@ export {
   PROCESS_START_TOLERANCE_MS,
   readProcessIdentity,
   sameProcessStart,
+  statFields,
 } from "./process_info.ts";
 export type { ProcessIdentity, ProcessProbe, ProcessProbeSeams } from "./process_info.ts";
+export { readJsonObject } from "./_fs.ts";
 export { createKeyedMutex } from "./keyed_mutex.ts";
 export type { KeyedMutex } from "./keyed_mutex.ts";
 export { deriveLeaseState } from "./lease_state.ts";

@@ -64,7 +64,10 @@ export async function readProcessIdentity(
   };
 }
 
-/** The real probe: `/proc` on Linux, `kill(pid, 0)` and `ps` elsewhere. */
+/**
+ * The real probe: `/proc` on Linux, `kill(pid, 0)` and `ps` elsewhere. It serves coordination
+ * records and sandbox owner stamps alike.
+ */
 export function createProcessProbe(seams: ProcessProbeSeams = {}): ProcessProbe {
   const read = seams.readTextFile ?? ((path: string) => Deno.readTextFile(path));
   const kill = seams.kill ?? ((pid: number, signal: 0) => Deno.kill(pid, signal));
@@ -74,7 +77,11 @@ export function createProcessProbe(seams: ProcessProbeSeams = {}): ProcessProbe 
       if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
       const viaProc = await procState(read, pid);
       if (viaProc !== "no-proc") return viaProc;
-      return killProbe(kill, pid);
+      const exists = killProbe(kill, pid);
+      if (exists !== true) return exists;
+      // Signal 0 reaches a zombie too; `ps` tells its state where it can.
+      const stat = await ps(["-o", "stat=", "-p", String(pid)]);
+      return stat?.startsWith("Z") !== true;
     },
     startTimeOf: async (pid) => {
       if (!Number.isSafeInteger(pid) || pid <= 0) return "unknown";

@@ -108,14 +108,8 @@ export type {
   PhysicalSandbox,
 } from "./physical.ts";
 export type { InstanceFactoryOptions } from "./pool_instance.ts";
-export {
-  classifyOwner,
-  createProcessProbe,
-  isoSeconds,
-  OWNER_START_TOLERANCE_MS,
-  readOwnerIdentity,
-} from "./owner.ts";
-export type { OwnerIdentity, OwnerStatus, ProcessProbe, TextReader } from "./owner.ts";
+export { classifyOwner, ownerIdentityOf } from "./owner.ts";
+export type { OwnerIdentity, OwnerStatus } from "./owner.ts";
 export {
   createLocalProvider,
   destroyLocalRoot,

@@ -88,6 +88,16 @@ Deno.test("createProcessProbe() falls back to kill(pid, 0) and ps without /proc"
   assert.equal(await probe.startTimeOf(21), "unknown");
 });
 
+Deno.test("createProcessProbe() counts a zombie as dead without /proc when ps reports state Z", async () => {
+  const probe = createProcessProbe({
+    readTextFile: fakeFs({}),
+    kill: () => {},
+    ps: (args) => Promise.resolve(args.includes("stat=") && args.at(-1) === "30" ? "Z" : "S"),
+  });
+  assert.equal(await probe.isAlive(30), false);
+  assert.equal(await probe.isAlive(31), true);
+});
+
 Deno.test("createProcessProbe() never signals pid 0 or a negative pid (process groups)", async () => {
   const probe = createProcessProbe({
     readTextFile: fakeFs({}),

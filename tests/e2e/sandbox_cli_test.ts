@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createProcessProbe } from "../../src/sandbox/mod.ts";
+import { createProcessProbe } from "../../src/coordination/mod.ts";
 import { ndjson, tempProject } from "../_helpers/cli.ts";
 
 async function deadPid(): Promise<number> {
@@ -30,7 +30,7 @@ Deno.test("niceeval sandbox list and prune: orphans go, live owners stay, --forc
   const sleeper = new Deno.Command("sleep", { args: ["60"] }).spawn();
   try {
     const host = Deno.hostname();
-    const start = await createProcessProbe().startOf(sleeper.pid);
+    const start = await createProcessProbe().startTimeOf(sleeper.pid);
     const orphan = await root(tmpDir, "dead", { host, pid: await deadPid(), processStart: start });
     const alive = await root(tmpDir, "live", { host, pid: sleeper.pid, processStart: start });
     const foreign = await root(tmpDir, "away", { host: "elsewhere", pid: 1, processStart: start });

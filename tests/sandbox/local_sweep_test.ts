@@ -1,12 +1,8 @@
 /** Crash cleanup of local roots, fully real (sandboxes.md §9.2, rules 91–97, 101). */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  createProcessProbe,
-  destroyLocalRoot,
-  findLocalRoots,
-  sweepLocalOrphans,
-} from "../../src/sandbox/mod.ts";
+import { createProcessProbe } from "../../src/coordination/mod.ts";
+import { destroyLocalRoot, findLocalRoots, sweepLocalOrphans } from "../../src/sandbox/mod.ts";
 import { HANG_MS, killQuietly, localTestBed, pollUntil, processDead, text } from "./_local.ts";
 
 async function deadPid(): Promise<number> {
@@ -20,7 +16,7 @@ Deno.test("sweepLocalOrphans() removes a root whose owner died and keeps a live 
   const probe = createProcessProbe();
   const sleeper = new Deno.Command("sleep", { args: ["60"] }).spawn();
   try {
-    const liveStart = await probe.startOf(sleeper.pid);
+    const liveStart = await probe.startTimeOf(sleeper.pid);
     const dead = await bed.create({ owner: { pid: await deadPid(), processStart: liveStart } });
     const alive = await bed.create({ owner: { pid: sleeper.pid, processStart: liveStart } });
     const foreign = await bed.create({ owner: { pid: await deadPid(), host: "other-host" } });

@@ -1,13 +1,16 @@
 /** Owner stamps and their classification (sandboxes.md §7.1–§7.2, rule 92). */
 import assert from "node:assert/strict";
 import {
-  classifyOwner,
   createProcessProbe,
   isoSeconds,
+  type ProcessProbe,
+  readProcessIdentity,
+} from "../../src/coordination/mod.ts";
+import {
+  classifyOwner,
+  ownerIdentityOf,
   type OwnerStamp,
   type OwnerStatus,
-  type ProcessProbe,
-  readOwnerIdentity,
 } from "../../src/sandbox/mod.ts";
 
 const START = "2026-11-29T10:00:00Z";
@@ -20,7 +23,10 @@ const stamp: OwnerStamp = {
 };
 
 function probe(state: "running" | "zombie" | "gone", start = START): ProcessProbe {
-  return { state: () => Promise.resolve(state), startOf: () => Promise.resolve(start) };
+  return {
+    isAlive: () => Promise.resolve(state === "running"),
+    startTimeOf: () => Promise.resolve(start),
+  };
 }
 
 Deno.test("classifyOwner() follows the §7.2 table in order", async () => {
@@ -50,6 +56,14 @@ Deno.test("classifyOwner() follows the §7.2 table in order", async () => {
   }
 });
 
+Deno.test("classifyOwner() is unverified when the probe cannot tell whether the pid runs", async () => {
+  const unsure: ProcessProbe = {
+    isAlive: () => Promise.resolve(undefined),
+    startTimeOf: () => Promise.resolve(START),
+  };
+  assert.equal(await classifyOwner(stamp, { host: "box", probe: unsure }), "unverified");
+});
+
 Deno.test("createProcessProbe() reads state and start time from /proc/<pid>/stat and btime", async () => {
   // Field 22 (starttime) is 12345 ticks; the command name holds spaces and parentheses.
   const fields = ["S", ...Array.from({ length: 18 }, (_, i) => String(i + 4)), "12345", "0"];
@@ -61,16 +75,16 @@ Deno.test("createProcessProbe() reads state and start time from /proc/<pid>/stat
   };
   const read = (p: string) =>
     p in files ? Promise.resolve(files[p]!) : Promise.reject(new Deno.errors.NotFound(p));
-  const p = createProcessProbe(read);
-  assert.equal(await p.state(77), "running");
-  assert.equal(await p.state(78), "zombie");
-  assert.equal(await p.state(79), "gone");
-  assert.equal(await p.startOf(77), isoSeconds((1790000000 + 123.45) * 1000));
-  assert.equal(await p.startOf(77), "2026-09-21T14:15:23Z");
+  const p = createProcessProbe({ readTextFile: read });
+  assert.equal(await p.isAlive(77), true, "running");
+  assert.equal(await p.isAlive(78), false, "a zombie is not running");
+  assert.equal(await p.isAlive(79), false, "gone");
+  assert.equal(await p.startTimeOf(77), isoSeconds((1790000000 + 123.45) * 1000));
+  assert.equal(await p.startTimeOf(77), "2026-09-21T14:15:23Z");
 });
 
-Deno.test("readOwnerIdentity() reads this process's start time in whole seconds", async () => {
-  const identity = await readOwnerIdentity({ host: "box", pid: Deno.pid });
+Deno.test("ownerIdentityOf() stamps this process's start time in whole seconds", async () => {
+  const identity = ownerIdentityOf(await readProcessIdentity({ host: "box", pid: Deno.pid }));
   assert.equal(identity.host, "box");
   assert.equal(identity.pid, Deno.pid);
   assert.match(identity.processStart, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -79,7 +93,7 @@ Deno.test("readOwnerIdentity() reads this process's start time in whole seconds"
   const child = new Deno.Command("sleep", { args: ["60"], stdout: "null", stderr: "null" }).spawn();
   try {
     const probe = createProcessProbe();
-    const startOf = async (pid: number) => Date.parse(await probe.startOf(pid));
+    const startOf = async (pid: number) => Date.parse(await probe.startTimeOf(pid));
     const [parent, own, spawned] = [
       await startOf(Deno.ppid),
       await startOf(Deno.pid),

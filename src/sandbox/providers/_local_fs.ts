@@ -22,22 +22,3 @@ async function makeWritable(dir: string): Promise<void> {
     if (entry.isDirectory && !entry.isSymlink) await makeWritable(join(dir, entry.name));
   }
 }
-
-/** Reads a JSON object file, or `undefined` when it is missing or not an object. */
-export async function readJsonObject(path: string): Promise<Record<string, unknown> | undefined> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? value as Record<string, unknown>
-      : undefined;
-  } catch {
-    return undefined; // a torn or foreign file carries no owner
-  }
-}

@@ -4,7 +4,7 @@
  * confirm that no live member is left.
  */
 import { type Clock, sleep } from "../../_shared/mod.ts";
-import { statFields } from "../owner.ts";
+import { statFields } from "../../coordination/mod.ts";
 import type { ExecResult, OutputChunk } from "../types.ts";
 
 /** Bytes kept per stream (the tail). */

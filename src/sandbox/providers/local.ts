@@ -5,7 +5,8 @@
  */
 import { join } from "node:path";
 import { canonicalJson, type Clock, errorMessage, sha256Hex } from "../../_shared/mod.ts";
-import { classifyOwner, type ProcessProbe } from "../owner.ts";
+import { type ProcessProbe, readJsonObject } from "../../coordination/mod.ts";
+import { classifyOwner } from "../owner.ts";
 import type {
   CreateContext,
   OwnedInstance,
@@ -13,7 +14,7 @@ import type {
   SandboxHandle,
   SandboxProvider,
 } from "../types.ts";
-import { readJsonObject, removeTree } from "./_local_fs.ts";
+import { removeTree } from "./_local_fs.ts";
 import { killMarkedGroups, LocalHandle, ROOT_MARKER } from "./_local_handle.ts";
 
 /** Prefix of every local root. */
@@ -145,7 +146,7 @@ export async function findLocalRoots(
     const root = join(tmpDir, entry.name);
     const info = await Deno.stat(root).catch(() => undefined);
     if (info === undefined || (options.uid !== undefined && info.uid !== options.uid)) continue;
-    const raw = await readJsonObject(join(root, "owner.json")).catch(() => undefined);
+    const raw = await readJsonObject(join(root, "owner.json"));
     const owner = stampOf(raw ?? {});
     const matches = Object.entries(filter).every(([k, v]) =>
       v === undefined || owner[k as keyof OwnerStamp] === v
