@@ -118,7 +118,10 @@ export function spawnChild(script: string): Child {
           buffer = buffer.slice(end + 1);
           return line;
         }
-        const { value, done } = await reader.read();
+        const { value, done } = await withinHangBound(
+          reader.read(),
+          `child ${process.pid} prints its next line (pending: ${JSON.stringify(buffer)})`,
+        );
         if (done) throw new Error(`child ${process.pid} closed stdout; pending: ${buffer}`);
         buffer += value;
       }
@@ -142,11 +145,44 @@ export async function expectLine(child: Child, expected: string | RegExp): Promi
 }
 
 /**
- * Polls `condition` in real time (2 ms steps) until it holds; fails after 2 minutes, a bound that
- * only turns a hang into a failure on a loaded machine.
+ * How long a wait on a lock, a lease or a child may take before the test fails: 2 minutes of real
+ * time, a bound that only turns a hang (a missing release) into a failure on a loaded machine and
+ * is never what a test asserts.
+ */
+export const HANG_MS = 120_000;
+
+/**
+ * Settles like `promise`, or rejects with an error naming `what` never happened once `ms` of real
+ * time passed. The timer is unref'd: a wait on nothing at all still fails at once with Deno's own
+ * "event loop" error; the bound catches the waits that real I/O or polling keeps alive.
+ */
+export async function withinHangBound<T>(
+  promise: Promise<T>,
+  what: string,
+  ms = HANG_MS,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hang = new Promise<never>((_, reject) => {
+    const id = setTimeout(
+      () => reject(new Error(`Timed out after ${ms / 1000} s waiting until ${what}`)),
+      ms,
+    );
+    Deno.unrefTimer(id);
+    timer = id;
+  });
+  try {
+    return await Promise.race([promise, hang]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Polls `condition` in real time (2 ms steps) until it holds; fails after {@link HANG_MS}, a bound
+ * that only turns a hang into a failure on a loaded machine.
  */
 export async function eventually(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + HANG_MS;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 2));

@@ -28,6 +28,7 @@ import {
   spawnChild,
   tempProject,
   watch,
+  withinHangBound,
 } from "./_helpers.ts";
 
 const KEY = "db/main";
@@ -414,7 +415,10 @@ for await (const _ of Deno.stdin.readable) { /* hold until killed */ }`;
   assert.equal(teardowns, 1);
   assert.deepEqual(await names(teardownsDirOf(project.root)), []);
   await clock.tickAsync(2_000);
-  const lease = await waiter.promise;
+  const lease = await withinHangBound(
+    waiter.promise,
+    "waiter B gets the lease recovered from the killed owner (never released?)",
+  );
   assert.equal(lease.generation, 2);
   await lease.release();
 });

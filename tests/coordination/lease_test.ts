@@ -25,6 +25,7 @@ import {
   tempProject,
   watch,
   type Watched,
+  withinHangBound,
 } from "./_helpers.ts";
 
 const KEY = "db/main";
@@ -235,7 +236,10 @@ Deno.test("acquireLease() waits while another handle holds the key, notifies onc
   assert.deepEqual(notices, [{ retained: false }]);
   assert.deepEqual(await first.release(), { ok: true });
   await poll(clock, [second]);
-  const lease = await second.promise;
+  const lease = await withinHangBound(
+    second.promise,
+    "the lease the first handle released reaches the second acquirer (never released?)",
+  );
   assert.equal(lease.generation, 2);
   assert.equal(lease.owner.experimentId, "e2");
   assert.deepEqual(notices, [{ retained: false }]);
@@ -334,14 +338,17 @@ Deno.test("acquireLease() with a KeyedMutex hands the key over in FIFO order wit
   assert.deepEqual(notices, ["b:false", "c:false"]);
   assert.equal(clock.countTimers(), 0, "mutex waiters do not poll the flock");
   await a.value!.release();
-  await eventually(() => b.settled, "b got the key without time passing");
+  await eventually(() => b.settled, "b got the key that a released, without time passing");
   assert.equal(c.settled, false);
   assert.equal(b.value!.generation, 2);
   await b.value!.release();
-  await eventually(() => c.settled, "c follows b");
+  await eventually(() => c.settled, "c got the key that b released");
   assert.equal(c.value!.generation, 3);
   await c.value!.release();
-  const d = await acquireLease(KEY, options(project.root, clock, { mutex }));
+  const d = await withinHangBound(
+    acquireLease(KEY, options(project.root, clock, { mutex })),
+    "a new acquirer gets the key that c released (KeyedMutex never released?)",
+  );
   assert.equal(d.generation, 4, "the mutex is free again");
   await d.release();
 });

@@ -10,6 +10,7 @@ import {
 } from "../../src/coordination/mod.ts";
 import { createFakeClock } from "../_fakes/clock.ts";
 import { withTempDir } from "../_helpers/temp_dir.ts";
+import { withinHangBound } from "./_helpers.ts";
 
 const LOCK_MODULE = new URL("../../src/coordination/lock.ts", import.meta.url).href;
 
@@ -28,7 +29,10 @@ for await (const _ of Deno.stdin.readable) { /* hold until stdin closes */ }`;
     stderr: "inherit",
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const { value } = await reader.read();
+  const { value } = await withinHangBound(
+    reader.read(),
+    `the holder child ${child.pid} reports whether it took ${path}`,
+  );
   reader.releaseLock();
   assert.equal(value?.trim(), "locked");
   return child;
@@ -116,7 +120,7 @@ self.postMessage("stopped");`;
     } finally {
       const stopped = new Promise((resolve) => worker.onmessage = resolve);
       worker.postMessage("stop");
-      await stopped;
+      await withinHangBound(stopped, "the spawner worker stops");
       worker.terminate();
     }
     assert.equal(refused, 0, "every acquisition right after a release succeeds");
@@ -133,7 +137,10 @@ Deno.test("acquireLock() polls on the injected clock and rejects with the abort 
     await clock.tickAsync(1000);
     held.release();
     await clock.tickAsync(200);
-    const got = await waiting;
+    const got = await withinHangBound(
+      waiting,
+      "acquireLock() gets the lock released by the first handle (was it never released?)",
+    );
     assert.equal(got.path, path);
     const second = acquireLock(path, { signal: controller.signal, clock, pollMs: 200 });
     await clock.tickAsync(400);

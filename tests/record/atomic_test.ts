@@ -33,6 +33,10 @@ Deno.test("writeJsonAtomic() never leaves a half-written target when the directo
     await assert.rejects(
       writeJsonAtomic(join(dir, "missing", "a.json"), {}, createSeededRandom(1)),
     );
+    // Neither the target nor a temporary file survives anywhere: the missing directory was not
+    // created on the way, and nothing was written beside it instead.
+    await assert.rejects(Deno.lstat(join(dir, "missing", "a.json")), Deno.errors.NotFound);
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(dir)), []);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -163,18 +163,33 @@ Deno.test("exec() delivers live output serially per handle", async () => {
   const chunks: string[] = [];
   let inside = 0;
   let overlapped = false;
+  // The first callback is held until both commands have written all their output, so the other
+  // command's output provably arrives while a callback is still running.
+  const gate = Promise.withResolvers<void>();
+  let entered = 0;
   const onOutput = async (c: { data: Uint8Array }) => {
     inside++;
     if (inside > 1) overlapped = true;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    if (entered++ === 0) await gate.promise;
     chunks.push(text(c.data));
     inside--;
   };
-  const script = "for i in 1 2 3; do echo $i; sleep 0.05; done";
-  const [a, b] = await Promise.all([
-    sb.exec({ script }, { onOutput }),
-    sb.exec({ script }, { onOutput }),
+  const script = (name: string) => `for i in 1 2 3; do echo $i; done; touch ${name}`;
+  const both = Promise.all([
+    sb.exec({ script: script("done-a") }, { onOutput }),
+    sb.exec({ script: script("done-b") }, { onOutput }),
   ]);
+  try {
+    const written = await pollUntil(
+      async () =>
+        overlapped || (entered > 0 && (await sb.exists("done-a")) && (await sb.exists("done-b"))),
+      HANG_MS,
+    );
+    assert.ok(written, "the commands never wrote their output");
+  } finally {
+    gate.resolve();
+  }
+  const [a, b] = await both;
   assert.equal(text(a.stdout), "1\n2\n3\n");
   assert.equal(text(b.stdout), "1\n2\n3\n");
   assert.equal(overlapped, false);

@@ -82,7 +82,7 @@ Deno.test("stop() is idempotent, kills background groups and removes the root", 
   await using bed = await localTestBed();
   const sb = await bed.create();
   const root = join(sb.workdir, "..");
-  const r = await sb.exec({ script: "sleep 60 > /dev/null 2>&1 & echo $!" });
+  const r = await sb.exec({ script: "sleep 3600 > /dev/null 2>&1 & echo $!" });
   const background = Number(text(r.stdout).trim());
   try {
     assert.ok(background > 0);
@@ -90,9 +90,13 @@ Deno.test("stop() is idempotent, kills background groups and removes the root", 
     const pgids = await Deno.readTextFile(join(root, "pgids"));
     assert.equal(pgids.trim().split("\n").length, 1);
     await sb.stop();
-    await sb.stop();
     assert.ok(await pollUntil(() => processDead(background), HANG_MS), "background still alive");
     assert.equal(await Deno.stat(root).then(() => true, () => false), false);
+    const after = await Array.fromAsync(Deno.readDir(bed.tmpDir), (e) => e.name);
+    // A second stop is a no-op: it resolves and leaves exactly the state of the first.
+    await sb.stop();
+    assert.equal(await Deno.stat(root).then(() => true, () => false), false);
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(bed.tmpDir), (e) => e.name), after);
     const later = await sb.exec({ argv: ["true"] }).then(() => 0, (e) => e);
     assert.ok(hasSandboxCode(later, "sandbox-retired"), String(later));
     const read = await sb.readFile("x").then(() => 0, (e) => e);
@@ -102,11 +106,25 @@ Deno.test("stop() is idempotent, kills background groups and removes the root", 
   }
 });
 
-Deno.test("stop() resolves when the root is already gone", async () => {
+Deno.test("stop() still kills the recorded groups and retires the handle when the root is already gone", async () => {
   await using bed = await localTestBed();
   const sb = await bed.create();
-  await Deno.remove(join(sb.workdir, ".."), { recursive: true });
-  await sb.stop();
+  const root = join(sb.workdir, "..");
+  const r = await sb.exec({ script: "sleep 3600 > /dev/null 2>&1 & echo $!" });
+  const background = Number(text(r.stdout).trim());
+  try {
+    assert.ok(background > 0);
+    assert.equal(await processDead(background), false);
+    // The pgids file goes with the root: stop() must rely on the groups the handle remembers.
+    await Deno.remove(root, { recursive: true });
+    await sb.stop();
+    assert.ok(await pollUntil(() => processDead(background), HANG_MS), "background still alive");
+    assert.equal(await Deno.stat(root).then(() => true, () => false), false, "root recreated");
+    const later = await sb.exec({ argv: ["true"] }).then(() => 0, (e) => e);
+    assert.ok(hasSandboxCode(later, "sandbox-retired"), String(later));
+  } finally {
+    killQuietly(background);
+  }
 });
 
 Deno.test("stop() removes read-only directories an agent left behind", async () => {

@@ -224,7 +224,10 @@ export async function startSandboxRun(spec: SandboxRunSpec): Promise<SandboxRun>
         for (const h of holds.splice(0)) h.release();
         await clock.runAllAsync();
         await new Promise((resolve) => setTimeout(resolve, 1));
-        if (Date.now() > deadline) throw new Error("the sandbox run did not end");
+        if (Date.now() > deadline) {
+          const slots = JSON.stringify(scheduler.snapshot().machineSlots);
+          throw new Error(`The sandbox run did not end: is a slot never released? ${slots}`);
+        }
       }
       return await done;
     },

@@ -278,12 +278,6 @@ Deno.test("GRP-6 replace-sandbox: a second prepare failure stops the lane", asyn
   assert.deepEqual(run.uses, []);
 });
 
-// The provider-independent part of S50 (one sandbox per lane, reset between members) runs on the
-// local provider in tests/e2e/sandbox_pools_test.ts; this docker variant waits for that provider.
-Deno.test("S50 docker: one container serves a two-member group (needs the docker provider)", {
-  ignore: true,
-}, () => {});
-
 Deno.test("planning rejects group members whose own layer declares hooks (eval-group-incompatible)", async () => {
   const hooked = sandboxLayer().setup(() => {});
   const error = await startSandboxRun({

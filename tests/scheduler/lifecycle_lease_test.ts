@@ -107,12 +107,17 @@ Deno.test("S77 while E1 waits for its key, E2 runs at G and E1 stays queued with
   const rows = () => run.log.ofType("wait").map((w) => [w.scope, w.key, w.experimentId, w.state]);
   assert.deepEqual(rows(), [["state-lease", KEY, "E1", "started"]], "the panel row of the wait");
   await other.release();
-  for (;;) {
-    for (const attempt of run.fake.live()) attempt.pass();
-    if (run.done.settled) break;
-    await run.clock.tickAsync(500);
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
+  // E1 can only run once it holds the released lease; a lease that is never handed over fails
+  // here after the harness's hang bound instead of hanging the suite.
+  await until(
+    run.clock,
+    () => {
+      for (const attempt of run.fake.live()) attempt.pass();
+      return run.done.settled;
+    },
+    "every Attempt ends after the other process released the lease",
+    500,
+  );
   assert.equal((await run.done.promise).length, 7);
   assert.equal(run.log.diagnostics("state-lease-waiting").length, 1);
   assert.deepEqual(rows(), [

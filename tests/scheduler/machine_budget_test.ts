@@ -31,10 +31,18 @@ async function withStateDir(fn: (dir: string) => Promise<void>): Promise<void> {
  * Moves fake time and lets real slot-file I/O settle, until `check` holds; fails after 2 minutes
  * of real time, a bound that only turns a hang into a failure.
  */
-async function until(run: SandboxRun, check: () => boolean, tickMs = 0): Promise<void> {
+async function until(
+  run: SandboxRun,
+  check: () => boolean,
+  what: string,
+  tickMs = 0,
+): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not reached");
+    if (Date.now() > deadline) {
+      const slots = JSON.stringify(run.scheduler.snapshot().machineSlots);
+      throw new Error(`Timed out waiting until ${what}; machine slots: ${slots}`);
+    }
     await run.clock.tickAsync(tickMs);
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
@@ -97,15 +105,24 @@ Deno.test("S157 a budget held elsewhere makes the Attempt wait without a global 
       ],
       machineSlots: fileMachineSlots({ stateDir, limits: { fake: 1 }, owner: OWNER, clock }),
     });
-    await until(run, () => run.holding().includes("o:b"));
-    await until(run, () => run.scheduler.snapshot().machineSlots.fake?.waiting === 1);
+    await until(run, () => run.holding().includes("o:b"), "o:b runs");
+    await until(
+      run,
+      () => run.scheduler.snapshot().machineSlots.fake?.waiting === 1,
+      "f:a waits for the fake slot held elsewhere",
+    );
     const s = run.scheduler.snapshot();
     assert.deepEqual(s.machineSlots.fake, { capacity: 1, held: 0, waiting: 1 });
     assert.deepEqual([s.heldSlots, s.running, s.globalWaiters], [1, 1, 0]);
     assert.equal(run.provider.tries.length, 0);
     elsewhere.release();
     // MSB-4: the slot files are retried every MACHINE_SLOT_POLL_MS.
-    await until(run, () => run.holding().includes("f:a"), 1000);
+    await until(
+      run,
+      () => run.holding().includes("f:a"),
+      "f:a takes the slot released elsewhere (never released?)",
+      1000,
+    );
     await run.finish();
     assert.deepEqual(run.log.allViolations(), []);
     assert.equal(run.log.diagnostics("sandbox-budget-waiting").length, 1);
@@ -203,8 +220,12 @@ Deno.test("S162 a budget below G leaves G alone and reports one sandbox-budget-w
       experiments: [{ id: "x" }],
       machineSlots: fileMachineSlots({ stateDir, limits: { fake: 1 }, owner: OWNER, clock }),
     });
-    await until(run, () => run.holding().length === 1);
-    await until(run, () => run.scheduler.snapshot().machineSlots.fake?.waiting === 2);
+    await until(run, () => run.holding().length === 1, "one Attempt holds the only slot");
+    await until(
+      run,
+      () => run.scheduler.snapshot().machineSlots.fake?.waiting === 2,
+      "two Attempts wait for the slot",
+    );
     const s = run.scheduler.snapshot();
     assert.equal(s.cap, 10);
     assert.equal(s.heldSlots, 1);

@@ -107,13 +107,6 @@ Deno.test("S54 a pooled sandbox whose lifetime cannot cover the next deadline is
   assert.equal(run.provider.handles[0]!.stopped, true);
 });
 
-// The provider-independent part of S55 (one sandbox for 3 Attempts, stopped before teardown)
-// runs on the local provider in tests/e2e/sandbox_pools_test.ts; this docker variant waits for
-// that provider.
-Deno.test("S55 docker: one container serves 3 reused Attempts (needs the docker provider)", {
-  ignore: true,
-}, () => {});
-
 Deno.test("an interrupt while a pool instance is created closes the slot interrupted, never started", async () => {
   const run = await startSandboxRun({
     cap: 1,
