@@ -2,6 +2,7 @@
  * The only source of time for niceeval (STYLE.md §9). Production passes {@link realClock};
  * tests pass a fake clock with the same shape.
  */
+import { abortable } from "./abort.ts";
 
 /** An opaque timer handle. */
 export type TimerHandle = unknown;
@@ -29,18 +30,9 @@ export function sleep(
   ms: number,
   options: { signal?: AbortSignal } = {},
 ): Promise<void> {
-  const { signal } = options;
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clock.clearTimeout(handle);
-      reject(signal?.reason);
-    };
-    const handle = clock.setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, Math.max(0, ms));
-    signal?.addEventListener("abort", onAbort, { once: true });
+  return abortable<void>(options.signal, (resolve) => {
+    const handle = clock.setTimeout(resolve, Math.max(0, ms));
+    return () => clock.clearTimeout(handle);
   });
 }
 

@@ -1,10 +1,10 @@
 /**
  * @module _shared
- * Cross-cutting building blocks with no domain knowledge: error families, the run-event contract,
- * the clock and random seams, JSON helpers, definition brands, option validation, number formats,
+ * Cross-cutting building blocks with no domain knowledge: error families, abort reasons and the
+ * one abort race, the run-event contract, the clock and random seams, JSON helpers, definition brands, option validation, number formats,
  * credential redaction, input limits, operating-system error helpers and the version.
  */
-export { abortKind, AbortReason } from "./abort.ts";
+export { abortable, abortKind, AbortReason, onAbort, raceAbort } from "./abort.ts";
 export type { AbortKind } from "./abort.ts";
 export { API_FORMAT_VERSION, brand, DEFINITION_KEY, isBranded, readBrand } from "./brand.ts";
 export type { Brand, DefinitionKind } from "./brand.ts";

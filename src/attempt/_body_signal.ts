@@ -1,3 +1,5 @@
+import { onAbort } from "../_shared/mod.ts";
+
 /**
  * The signal of `t` and `ctx`: it aborts with the Attempt's own signal, or when the test body
  * settled (rule 3.1.3). One controller and one listener that is removed at settle — not
@@ -6,13 +8,12 @@
  */
 export class BodySignal {
   readonly #controller = new AbortController();
-  readonly #source: AbortSignal;
-  readonly #relay = () => this.#controller.abort(this.#source.reason);
+  /** The relay from the Attempt's signal: the listener is the mechanism itself. */
+  readonly #relay: Disposable | undefined;
 
   constructor(source: AbortSignal) {
-    this.#source = source;
     if (source.aborted) this.#controller.abort(source.reason);
-    else source.addEventListener("abort", this.#relay, { once: true });
+    else this.#relay = onAbort(source, () => this.#controller.abort(source.reason));
   }
 
   get signal(): AbortSignal {
@@ -21,7 +22,7 @@ export class BodySignal {
 
   /** Aborts with `reason` unless the Attempt's signal already did; later aborts change nothing. */
   settle(reason: unknown): void {
-    this.#source.removeEventListener("abort", this.#relay);
+    this.#relay?.[Symbol.dispose]();
     this.#controller.abort(reason);
   }
 }

@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AbortReason } from "../_shared/mod.ts";
+import { AbortReason, raceAbort } from "../_shared/mod.ts";
 import { type Clock, sleep } from "../_shared/mod.ts";
 import { errorMessage, hasErrorName } from "../_shared/mod.ts";
 import type { AssertionAuthoringError, AttemptResult } from "../_shared/mod.ts";
@@ -152,7 +152,9 @@ async function runScope(
   checkSettled(recorder, state, scope);
   await state.phase("assertions", async () => {
     control.activity("evaluating assertions");
-    await waitOrAbort(recorder.pending(), control.signal);
+    // An abort ends the wait; pending entries record their own errors, so a rejection carries
+    // nothing more.
+    await raceAbort(recorder.pending(), control.signal).catch(() => undefined);
   });
   settled.settle(TEST_SETTLED);
   if (agentReached) await runAgentTeardown(agent, main, state, control, deps.clock);
@@ -407,21 +409,4 @@ async function runAgentTeardown(
       timer.abort();
     }
   });
-}
-
-/** Awaits `work` unless `signal` aborts first; never rejects. */
-async function waitOrAbort(work: Promise<unknown>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return;
-  let onAbort = () => {};
-  const stop = new Promise<void>((resolve) => {
-    onAbort = () => resolve();
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    await Promise.race([work, stop]);
-  } catch {
-    // Pending entries record their own errors; a rejection here carries nothing more.
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
 }

@@ -1,7 +1,13 @@
 /** Mutable per-Attempt bookkeeping shared by the test context and the runner. */
 import type { Clock } from "../_shared/mod.ts";
 import type { RecordedDiagnostic, RetryTally, TurnLog } from "../_shared/mod.ts";
-import { deepFreeze, isJsonValue, isPlainObject, type JsonValue } from "../_shared/mod.ts";
+import {
+  deepFreeze,
+  isJsonValue,
+  isPlainObject,
+  type JsonValue,
+  raceAbort,
+} from "../_shared/mod.ts";
 import type { TurnRecord } from "../agents/mod.ts";
 import type { AttemptControl, BackoffRequest } from "../scheduler/mod.ts";
 import type { RecordedFailure } from "./failure.ts";
@@ -73,12 +79,7 @@ export class AttemptState {
     const tracked = sleeping.catch(() => undefined).finally(() => this.#backoffs.delete(tracked));
     this.#backoffChain = tracked;
     this.#backoffs.add(tracked);
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
-      sleeping.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-    });
+    return raceAbort(sleeping, signal);
   }
 
   /** Resolves once no scheduler backoff of this Attempt is still sleeping. */

@@ -3,6 +3,7 @@
  * the same process; the mutex adds FIFO order and an immediate hand-over without polling. One
  * instance per Invocation, created by the composition root (no module-level state, STYLE.md §8).
  */
+import { abortable } from "../_shared/mod.ts";
 
 /** A FIFO mutex per key whose waits are abortable. */
 export interface KeyedMutex {
@@ -43,20 +44,13 @@ export function createKeyedMutex(): KeyedMutex {
         queues.set(key, [{ grant: () => {} }]);
         return Promise.resolve(permitFor(key));
       }
-      return new Promise<Disposable>((resolve, reject) => {
-        const waiter: Waiter = {
-          grant: () => {
-            signal.removeEventListener("abort", onAbort);
-            resolve(permitFor(key));
-          },
-        };
-        const onAbort = () => {
+      return abortable<Disposable>(signal, (resolve) => {
+        const waiter: Waiter = { grant: () => resolve(permitFor(key)) };
+        queue.push(waiter);
+        return () => {
           const index = queue.indexOf(waiter);
           if (index > 0) queue.splice(index, 1);
-          reject(signal.reason);
         };
-        queue.push(waiter);
-        signal.addEventListener("abort", onAbort, { once: true });
       });
     },
   };

@@ -4,7 +4,7 @@
  * becomes a diagnostic and unwinding continues; provider stop and slot release always run. After
  * a second interrupt (`force`) every other entry is skipped and these two get 5 s each.
  */
-import { type Clock, errorMessage } from "../_shared/mod.ts";
+import { type Clock, errorMessage, onAbort } from "../_shared/mod.ts";
 import type { SandboxDiagnostic } from "./types.ts";
 
 /** Bound of one cleanup entry. */
@@ -152,11 +152,12 @@ export class CleanupStack {
       let timer: unknown;
       let deadline = 0;
       let settled = false;
+      let forceListener: Disposable | undefined;
       const finish = (outcome: Outcome) => {
         if (settled) return;
         settled = true;
         clock.clearTimeout(timer);
-        force?.removeEventListener("abort", onForce);
+        forceListener?.[Symbol.dispose]();
         resolve(outcome);
       };
       const arm = (ms: number) => {
@@ -177,7 +178,8 @@ export class CleanupStack {
         }
       };
       arm(force?.aborted ? FORCED_CLEANUP_TIMEOUT_MS : CLEANUP_TIMEOUT_MS);
-      if (!force?.aborted) force?.addEventListener("abort", onForce, { once: true });
+      // A second interrupt shortens or abandons the entry; removed once the entry settled.
+      if (!force?.aborted) forceListener = onAbort(force, onForce);
       // A timed-out or abandoned entry's promise is left behind (rule 37); its late settlement
       // lands in `finish`, which ignores it.
       Promise.resolve()

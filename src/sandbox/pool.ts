@@ -4,7 +4,7 @@
  * Attempt's remaining time, resets or retires instances on release, and at the Experiment's end
  * is frozen, then stopped once. Pools are per Run and never cross processes.
  */
-import { canonicalJson, sha256Hex } from "../_shared/mod.ts";
+import { abortable, canonicalJson, sha256Hex } from "../_shared/mod.ts";
 import type { CleanupDiagnostic, CleanupStack } from "./cleanup.ts";
 import { SandboxPoolError } from "./errors.ts";
 import { type LedgerOptions, RESET_TIMEOUT_MS, resetLedger } from "./ledger.ts";
@@ -269,18 +269,10 @@ export class Pool {
   }
 
   #changed(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.#waiters.delete(wake);
-        reject(signal?.reason);
-      };
-      const wake = () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      };
+    return abortable<void>(signal, (resolve) => {
+      const wake = () => resolve();
       this.#waiters.add(wake);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      return () => void this.#waiters.delete(wake);
     });
   }
 }

@@ -1,23 +1,4 @@
-/** Small promise races used by the scheduler. */
-
-/** Resolves like `promise`, or rejects with `signal.reason` as soon as the signal aborts. */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
+/** Settling a set of scheduler waiters together (the abort race lives in `_shared`). */
 
 /**
  * Starts every task and resolves when all have settled; rejects with the first failure after all

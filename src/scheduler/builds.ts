@@ -6,10 +6,9 @@
  * it does (counted queued); a slot without keys never waits. A key that cannot be prepared settles
  * every slot depending on it `errored` without dispatch; other slots are unaffected.
  */
-import { AbortReason, type Clock, errorMessage, type RunEvent } from "../_shared/mod.ts";
+import { AbortReason, type Clock, errorMessage, raceAbort, type RunEvent } from "../_shared/mod.ts";
 import type { PlannedSandbox, PlannedSlot } from "../plan/mod.ts";
 import { BuildFailed, type BuildFailureCode } from "./_closing.ts";
-import { raceAbort } from "./_race.ts";
 import { BUILD_TIMEOUT_MS, DEFAULT_MAX_BUILD_CONCURRENCY } from "./constants.ts";
 
 /** How the scheduler has a pair's sandbox artifacts prepared (optional in RunPlanOptions). */

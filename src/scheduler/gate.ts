@@ -2,6 +2,7 @@
  * A counting semaphore with grant-time priority (PRIO-1, STYLE.md §9): when a unit frees it goes
  * to the waiter with the smallest key present at that instant. Permits are `Disposable`.
  */
+import { abortable } from "../_shared/mod.ts";
 import { Heap, type HeapEntry, type PriorityKey } from "./priority_queue.ts";
 
 /** One held unit; releasing twice is harmless. */
@@ -116,21 +117,10 @@ export class PriorityGate {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const immediate = this.tryAcquire();
     if (immediate) return Promise.resolve(immediate);
-    return new Promise<Permit>((resolve, reject) => {
-      const waiter: Waiter = {
-        key,
-        seq: 0,
-        index: -1,
-        grant: (permit) => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve(permit);
-        },
-      };
-      const onAbort = () => {
-        if (this.dequeue(waiter)) reject(signal?.reason);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
+    return abortable<Permit>(signal, (resolve) => {
+      const waiter: Waiter = { key, seq: 0, index: -1, grant: resolve };
       this.#enqueue(waiter);
+      return () => void this.dequeue(waiter);
     });
   }
 

@@ -2,7 +2,14 @@
  * Experiment hooks (LIFE-1): the `ExperimentHookContext` handed to `setup` and `teardown`, and the
  * bounded runner every cleanup hook goes through (LIFE-6 step 3, ORPH-3, LEASE-10, TIME-4).
  */
-import { AbortReason, type Clock, errorMessage, sleep } from "../_shared/mod.ts";
+import {
+  AbortReason,
+  type Clock,
+  errorMessage,
+  onAbort,
+  raceAbort,
+  sleep,
+} from "../_shared/mod.ts";
 import type { JsonValue, RunEventSink } from "../_shared/mod.ts";
 import type { ExperimentHookContext } from "../discovery/mod.ts";
 import { CLEANUP_TIMEOUT_MS } from "./constants.ts";
@@ -85,29 +92,26 @@ export async function runBoundedHook(
   }
   const controller = new AbortController();
   const timer = new AbortController();
-  let onStop: (() => void) | undefined;
-  const stopped = new Promise<never>((_, reject) => {
-    onStop = () => {
-      controller.abort(new AbortReason("force"));
-      reject(new AbortReason("force"));
-    };
-    stop?.addEventListener("abort", onStop, { once: true });
+  // A stop aborts the hook's signal and ends the wait, both with a `force` reason.
+  const stopped = new AbortController();
+  using _stop = onAbort(stop, () => {
+    controller.abort(new AbortReason("force"));
+    stopped.abort(new AbortReason("force"));
   });
   try {
-    await Promise.race([
+    const bounded = Promise.race([
       Promise.resolve().then(() => hook(controller.signal)),
       sleep(clock, boundMs, { signal: timer.signal }).then(() => {
         controller.abort(new AbortReason("timeout"));
         throw new Error(`it did not finish within ${boundMs / 1000}s`);
       }),
-      stopped,
     ]);
+    await raceAbort(bounded, stopped.signal);
     return { ok: true };
   } catch (error) {
     const forced = error instanceof AbortReason && error.kind === "force" && stop?.aborted === true;
     return { ok: false, forced, message: errorMessage(error), error };
   } finally {
     timer.abort();
-    if (onStop) stop?.removeEventListener("abort", onStop);
   }
 }

@@ -5,7 +5,14 @@
  * cleanup chain runs exactly once (LIFE-6, LIFE-8); the lease is released only when every step
  * succeeded (LEASE-8). A second interrupt abandons registrations and retains leases (INT-2).
  */
-import { abortKind, type Clock, errorMessage, type Random } from "../_shared/mod.ts";
+import {
+  abortKind,
+  type Clock,
+  errorMessage,
+  onAbort,
+  raceAbort,
+  type Random,
+} from "../_shared/mod.ts";
 import type { RunEventSink } from "../_shared/mod.ts";
 import {
   acquireLease,
@@ -15,7 +22,6 @@ import {
 } from "../coordination/mod.ts";
 import type { PlannedExperiment } from "../plan/mod.ts";
 import { type LeaseNotices, leaseRetained, lifecycleDiagnostic } from "./_lifecycle_events.ts";
-import { raceAbort } from "./_race.ts";
 import { runExperimentTeardown } from "./_experiment_teardown.ts";
 import { experimentHookContext } from "./hooks.ts";
 import type { SchedulerCoordination } from "./types.ts";
@@ -64,11 +70,13 @@ export class ExperimentLifecycle {
   #lease: HeldLease | undefined;
   #registration: HeldRegistration | undefined;
   readonly #freshFailures: string[] = [];
+  /** INT-2 on a second interrupt; removed once cleanup ran, after which abandoning changes nothing. */
+  readonly #onForce: Disposable;
 
   constructor(experiment: PlannedExperiment, deps: LifecycleDeps) {
     this.#experiment = experiment;
     this.#deps = deps;
-    deps.coordination?.force?.addEventListener("abort", () => this.#abandon(), { once: true });
+    this.#onForce = onAbort(deps.coordination?.force, () => this.#abandon());
   }
 
   /** True once the lifecycle was triggered (an Attempt reached CHAIN-8). */
@@ -115,8 +123,11 @@ export class ExperimentLifecycle {
    * Never rejects; resolves at once when never triggered.
    */
   cleanup(): Promise<void> {
-    if (!this.#triggered) return Promise.resolve();
-    this.#cleanup ??= this.#runCleanup();
+    if (!this.#triggered) {
+      this.#onForce[Symbol.dispose]();
+      return Promise.resolve();
+    }
+    this.#cleanup ??= this.#runCleanup().finally(() => this.#onForce[Symbol.dispose]());
     return this.#cleanup;
   }
 

@@ -5,7 +5,7 @@
  * budget never take a slot.
  */
 import type { Clock, TimerHandle } from "../_shared/mod.ts";
-import { isoTime } from "../_shared/mod.ts";
+import { abortable, isoTime } from "../_shared/mod.ts";
 import {
   MACHINE_SLOT_POLL_MS,
   type MachineSlotOwner,
@@ -127,23 +127,17 @@ export class MachineBudget {
       this.#waitedFor.add(provider);
       this.#onFirstWait(provider, state.held, state.limit);
     }
-    const granted = new Promise<Permit>((resolve, reject) => {
-      const waiter: Waiter = {
-        grant: (permit) => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve(permit);
-        },
-      };
-      const onAbort = () => {
+    const granted = abortable<Permit>(signal, (resolve) => {
+      const waiter: Waiter = { grant: resolve };
+      state.waiters.push(key, waiter);
+      // On abort the waiter leaves the queue; the last one to leave stops the poll timer.
+      return () => {
         if (!state.waiters.remove(waiter)) return;
         if (state.waiters.size === 0 && state.timer !== undefined) {
           this.#clock.clearTimeout(state.timer);
           state.timer = undefined;
         }
-        reject(signal?.reason);
       };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      state.waiters.push(key, waiter);
     });
     void this.#pump(provider, state);
     return await granted;

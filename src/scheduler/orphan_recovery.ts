@@ -7,6 +7,7 @@ import {
   abortKind,
   type Clock,
   errorMessage,
+  onAbort,
   type Random,
   type RunEventSink,
 } from "../_shared/mod.ts";
@@ -97,7 +98,7 @@ async function recoverExperiment(experiment: PlannedExperiment, deps: RecoveryDe
   const key = experiment.discovered.definition.sharedState?.key;
   let lease: HeldLease | undefined;
   const onForce = () => lease?.retain(); // INT-2: a lease not yet released stays retained
-  c.force?.addEventListener("abort", onForce, { once: true });
+  using _force = onAbort(c.force, onForce);
   let shown = false;
   const row = (state: "started" | "ended") =>
     deps.emit({
@@ -133,7 +134,6 @@ async function recoverExperiment(experiment: PlannedExperiment, deps: RecoveryDe
     }));
   } finally {
     if (shown) row("ended");
-    c.force?.removeEventListener("abort", onForce);
   }
 }
 

@@ -2,7 +2,7 @@
  * Create pacing (sandboxes.md §4.4, rules 59–60): per Invocation and provider, create calls start
  * at least `1000 / rate` ms apart, granted in priority order (PRIO-1). Unpaced providers never wait.
  */
-import type { Clock, TimerHandle } from "../_shared/mod.ts";
+import { abortable, type Clock, type TimerHandle } from "../_shared/mod.ts";
 import { type PriorityKey, PriorityQueue } from "./priority_queue.ts";
 
 /** Default creates per second (§4.1 column "creates per second"); others are unpaced. */
@@ -44,19 +44,11 @@ export class CreatePacer {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.tryTake()) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        grant: () => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve();
-        },
-      };
-      const onAbort = () => {
-        if (this.#waiters.remove(waiter)) reject(signal?.reason);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
+    return abortable<void>(signal, (resolve) => {
+      const waiter: Waiter = { grant: () => resolve() };
       this.#waiters.push(key, waiter);
       this.#schedule();
+      return () => void this.#waiters.remove(waiter);
     });
   }
 

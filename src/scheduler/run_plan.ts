@@ -2,7 +2,7 @@
  * `runPlan` (STYLE.md §10.1): admits every runnable slot through the chain of scheduling.md §6 and
  * hands the per-Attempt work to `runAttempt`. Results are kept by plan position.
  */
-import { abortKind, AbortReason } from "../_shared/mod.ts";
+import { abortKind, AbortReason, onAbort, raceAbort } from "../_shared/mod.ts";
 import type { AttemptResult, SlotOutcome } from "../_shared/mod.ts";
 import type { Plan, PlannedSlot } from "../plan/mod.ts";
 import {
@@ -21,7 +21,7 @@ import {
   undispatchedError,
 } from "./_closing.ts";
 import { SerialEvents } from "./_events.ts";
-import { raceAbort, settleAll } from "./_race.ts";
+import { settleAll } from "./_race.ts";
 import { WaiterIndex } from "./_waiters.ts";
 import { buildFailureDiagnostic, BuildGate } from "./builds.ts";
 import { exclusiveSerialWarnings } from "./cap.ts";
@@ -164,34 +164,30 @@ export class Scheduler {
    * then rejects with that error (INT-3).
    */
   async run(): Promise<SlotOutcome[]> {
-    const onInterrupt = () => this.#interrupt();
-    this.#o.signal.addEventListener("abort", onInterrupt, { once: true });
-    try {
-      const runnable = this.#runnable;
-      this.#waiters.open();
-      const at = this.#o.clock.now();
-      for (const warning of exclusiveSerialWarnings(this.#plan, { gmax: this.#o.cap, at })) {
-        this.#o.onEvent(warning);
-      }
-      this.#judge.start();
-      this.#builds.start(runnable);
-      if (this.#o.signal.aborted) this.#interrupt();
-      // ORPH-3: orphan recovery starts with the Invocation, also for Experiments that run nothing.
-      if (!this.#stopAll.signal.aborted) this.#recovery.start();
-      await this.#admitAll(runnable);
-      for (const lifecycle of this.#lifecycles) this.#cleanups.push(lifecycle.cleanup());
-      await settleAll(this.#cleanups.map((p) => () => p));
-      await this.#recovery.settled(); // ORPH-5
-      await this.#builds.settled();
-      await this.#events.drained(); // ORD-3: the last callback settled before the run ends
-      if (this.#failure) throw this.#failure.error;
-      return this.#outcomes.map((outcome, i) => {
-        if (!outcome) throw new Error(`Scheduler left plan slot ${i} without an outcome`);
-        return outcome;
-      });
-    } finally {
-      this.#o.signal.removeEventListener("abort", onInterrupt);
+    // Relays the Invocation's interrupt into the run's own stops; removed when the run ends.
+    using _interrupt = onAbort(this.#o.signal, () => this.#interrupt());
+    const runnable = this.#runnable;
+    this.#waiters.open();
+    const at = this.#o.clock.now();
+    for (const warning of exclusiveSerialWarnings(this.#plan, { gmax: this.#o.cap, at })) {
+      this.#o.onEvent(warning);
     }
+    this.#judge.start();
+    this.#builds.start(runnable);
+    if (this.#o.signal.aborted) this.#interrupt();
+    // ORPH-3: orphan recovery starts with the Invocation, also for Experiments that run nothing.
+    if (!this.#stopAll.signal.aborted) this.#recovery.start();
+    await this.#admitAll(runnable);
+    for (const lifecycle of this.#lifecycles) this.#cleanups.push(lifecycle.cleanup());
+    await settleAll(this.#cleanups.map((p) => () => p));
+    await this.#recovery.settled(); // ORPH-5
+    await this.#builds.settled();
+    await this.#events.drained(); // ORD-3: the last callback settled before the run ends
+    if (this.#failure) throw this.#failure.error;
+    return this.#outcomes.map((outcome, i) => {
+      if (!outcome) throw new Error(`Scheduler left plan slot ${i} without an outcome`);
+      return outcome;
+    });
   }
 
   /**

@@ -3,7 +3,7 @@
  * keep the last 16 MiB of each stream, and on timeout or abort send `SIGKILL` to the whole group and
  * confirm that no live member is left.
  */
-import { type Clock, sleep } from "../../_shared/mod.ts";
+import { type Clock, onAbort, sleep } from "../../_shared/mod.ts";
 import { statFields } from "../../coordination/mod.ts";
 import type { ExecResult, OutputChunk } from "../types.ts";
 
@@ -93,7 +93,6 @@ export async function runProcessGroup(c: GroupCommand): Promise<GroupOutcome> {
   const timer = c.timeoutMs === undefined
     ? undefined
     : c.clock.setTimeout(() => kill("timeout"), c.timeoutMs);
-  const onAbort = () => kill("abort");
   const out = { stdout: new TailBuffer(), stderr: new TailBuffer(), activity: 0, busy: 0 };
   const readers = [child.stdout.getReader(), child.stderr.getReader()];
   const pumps = Promise.all([
@@ -101,9 +100,11 @@ export async function runProcessGroup(c: GroupCommand): Promise<GroupOutcome> {
     pump(readers[1]!, "stderr", out.stderr, c, out),
     feed(child, c.stdin),
   ]);
+  let abortListener: Disposable | undefined;
   try {
     await c.onSpawn(pgid);
-    c.signal?.addEventListener("abort", onAbort, { once: true });
+    // An abort kills the whole group; the wait below then sees the exit.
+    abortListener = onAbort(c.signal, () => kill("abort"));
     if (c.signal?.aborted) kill("abort");
     const { code } = await status;
     if (ended !== undefined) {
@@ -124,7 +125,7 @@ export async function runProcessGroup(c: GroupCommand): Promise<GroupOutcome> {
     return { ended: "exit", result };
   } finally {
     c.clock.clearTimeout(timer);
-    c.signal?.removeEventListener("abort", onAbort);
+    abortListener?.[Symbol.dispose]();
     if (!exited) {
       killGroup(pgid);
       await status;
