@@ -9,7 +9,7 @@ import { RecordWriter } from "../record/mod.ts";
 import { dryDocument, dryLines, planLines, reportedResult } from "../report/mod.ts";
 import { FORCE_CLEANUP_MS, runPlan } from "../scheduler/mod.ts";
 import { humanMode } from "../panel/mod.ts";
-import { isoTime, sleep } from "../_shared/mod.ts";
+import { isoTime, onAbort, raceAbort, sleep } from "../_shared/mod.ts";
 import {
   createKeyedMutex,
   createProcessProbe,
@@ -45,7 +45,7 @@ export async function runExp(io: Io, options: ExpOptions): Promise<number> {
   });
   const project = await loadProject(io, { experiments: true });
   if (!options.json) printWarnings(io, project.discovered.warnings);
-  const planned = await planRun(project, options, recordRoot);
+  const planned = await planRun(io, { project, options, recordRoot });
   // Read once (rule 92): the same identity stamps coordination records and sandbox owners.
   const probe = createProcessProbe();
   const identity = await readProcessIdentity({ host: io.hostname, pid: io.pid, probe });
@@ -73,7 +73,7 @@ export async function runExp(io: Io, options: ExpOptions): Promise<number> {
 async function runDry(io: Io, options: ExpOptions, recordRoot: string): Promise<number> {
   const project = await loadProject(io, { experiments: true });
   if (!options.json) printWarnings(io, project.discovered.warnings);
-  return printDry(io, options, await planRun(project, options, recordRoot), recordRoot);
+  return printDry(io, options, await planRun(io, { project, options, recordRoot }), recordRoot);
 }
 
 function printDry(
@@ -155,7 +155,7 @@ async function execute(
       at: io.clock.now(),
       signal: String(io.interrupt.reason ?? "SIGINT"),
     });
-  io.interrupt.addEventListener("abort", onInterrupt, { once: true });
+  using _relay = onAbort(io.interrupt, onInterrupt);
   if (io.interrupt.aborted) onInterrupt();
   try {
     await writer.begin(inv.runSpecs);
@@ -187,7 +187,10 @@ async function execute(
     const work = dispatched.then<number | typeof FORCED>((outcomes) =>
       io.forceInterrupt.aborted ? FORCED : finishRun(io, inv, writer, outcomes)
     );
-    const forced = await Promise.race([work, untilAborted(io.forceInterrupt)]);
+    const forced = await raceAbort(work, io.forceInterrupt).catch((error): typeof FORCED => {
+      if (io.forceInterrupt.aborted && error === io.forceInterrupt.reason) return FORCED;
+      throw error;
+    });
     if (forced === FORCED) {
       await forcedCleanup(io, dispatched);
       inv.output.forced();
@@ -197,8 +200,6 @@ async function execute(
   } catch (error) {
     inv.output.failed();
     throw error;
-  } finally {
-    io.interrupt.removeEventListener("abort", onInterrupt);
   }
 }
 
@@ -219,14 +220,6 @@ async function forcedCleanup(io: Io, dispatched: Promise<unknown>): Promise<void
   } finally {
     bound.abort();
   }
-}
-
-/** Resolves with {@link FORCED} once `signal` aborts. */
-function untilAborted(signal: AbortSignal): Promise<typeof FORCED> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve(FORCED);
-    else signal.addEventListener("abort", () => resolve(FORCED), { once: true });
-  });
 }
 
 /** Boxed or unboxed permanent output for this terminal (OUT-H2). */

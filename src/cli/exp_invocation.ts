@@ -3,13 +3,13 @@ import type { RunEvent, SlotOutcome } from "../_shared/mod.ts";
 import { errorMessage } from "../_shared/mod.ts";
 import { VERSION } from "../_shared/mod.ts";
 import type { PricingTable } from "../expect/mod.ts";
-import { type RecordWriter, type RunSpec, writeTextAtomic } from "../record/mod.ts";
+import { type RecordWriter, type RunSpec, slotIdentifier, writeTextAtomic } from "../record/mod.ts";
 import { exitCodeOf, junitXml, summarize } from "../report/mod.ts";
 import { type ExpOutput, humanOutput, jsonOutput } from "./exp_output.ts";
 import type { ExpOptions } from "./exp_options.ts";
 import { unpublishedWarning } from "./exp_warnings.ts";
 import type { Io } from "./io.ts";
-import { type PlannedRun, slotIdentity } from "./plan_run.ts";
+import type { PlannedRun } from "./plan_run.ts";
 import type { LoadedProject } from "./project.ts";
 import { assertReplaceable, junitTarget } from "./path_flags.ts";
 import { oneLine } from "./flags.ts";
@@ -109,10 +109,11 @@ function runSpecsOf(
 ): RunSpec[] {
   const { plan, identity } = planned;
   if (!identity) throw new Error("The Run specs of a plan are built once");
+  const identify = slotIdentifier(identity);
   return plan.experiments.map((experiment, i) => {
     const def = experiment.discovered.definition;
     const slots = plan.slots.filter((s) => s.experimentIndex === i).map((s) => {
-      const ids = slotIdentity(identity, s);
+      const ids = identify(s);
       return {
         position: s.position,
         slotId: ids.slotId,

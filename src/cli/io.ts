@@ -58,6 +58,10 @@ export interface Io {
   readonly pid: number;
   /** Host name (owner records). */
   readonly hostname: string;
+  /** Logical CPUs of the host (machine sandbox budgets, MSB-1). */
+  readonly cpus: number;
+  /** The user id of this process, or null where the platform has none (local sandbox sweep). */
+  readonly uid: number | null;
   /** Flushes the streams; resolves when written. */
   flush(): Promise<void>;
   /**

@@ -1,8 +1,8 @@
 /**
- * Planning for `exp`: selection, identity, carry decisions, sandbox pairing and physical plans,
- * the plan and the global cap.
+ * Planning for `exp`: wires selection, identity, carry decisions, physical sandboxes, the plan and
+ * the global cap from their domains; `openSandboxes` wires the sandbox side of a run.
  */
-import { errorMessage, realClock, type RunEventSink } from "../_shared/mod.ts";
+import type { RunEventSink } from "../_shared/mod.ts";
 import { SandboxRuntime } from "../attempt/mod.ts";
 import {
   machineSlotLimits,
@@ -15,6 +15,7 @@ import type { DiscoveredExperiment } from "../discovery/mod.ts";
 import { resolveAgent } from "../agents/mod.ts";
 import {
   buildPlan,
+  type CarryDecider,
   type PairingProblem,
   type Plan,
   type PlannedSandbox,
@@ -27,20 +28,21 @@ import {
   artifactPreparer,
   createPhysicalResolver,
   createProviderRegistry,
-  isSandboxError,
   layerIdentity,
   localTmpDir,
+  type MachineBudget,
+  machineBudgetsBelow,
   ownerIdentityOf,
+  resolvePhysicalPairs,
   sweepLocalOrphans,
 } from "../sandbox/mod.ts";
 import {
   carryDecider,
-  configHashOf,
-  executionDigestOf,
-  FingerprintCache,
   loadCandidates,
+  type PlanIdentity,
+  planIdentityOf,
   RecordReader,
-  slotIdOf,
+  slotIdentifier,
 } from "../record/mod.ts";
 import {
   capAnnotation,
@@ -54,12 +56,6 @@ import {
 import type { ExpOptions } from "./exp_options.ts";
 import type { Io } from "./io.ts";
 import type { LoadedProject } from "./project.ts";
-
-/** Identity of every selected (experiment, eval). */
-export interface PlanIdentity {
-  readonly configHash: ReadonlyMap<string, string>;
-  readonly inputFingerprint: ReadonlyMap<string, string>;
-}
 
 /** The plan with everything the run and the reporters need. */
 export interface PlannedRun {
@@ -75,45 +71,27 @@ export interface PlannedRun {
   /** Unpublished Run directories the readers ignored (REC-10). */
   readonly unpublished: readonly string[];
   /** Providers in use whose machine sandbox budget is below G (MSB-7), for PLAN. */
-  readonly machineBudgets: readonly { readonly provider: string; readonly limit: number }[];
+  readonly machineBudgets: readonly MachineBudget[];
+}
+
+/** What {@link planRun} plans. */
+export interface PlanRunInput {
+  readonly project: LoadedProject;
+  readonly options: ExpOptions;
+  readonly recordRoot: string;
 }
 
 /** Builds the complete plan before anything is dispatched (PLAN-1). */
-export async function planRun(
-  project: LoadedProject,
-  options: ExpOptions,
-  recordRoot: string,
-): Promise<PlannedRun> {
-  const { discovered, config } = project;
-  const selection = select(discovered.experiments, discovered.evals, {
-    ...(options.selector !== undefined ? { selector: options.selector } : {}),
-    evalPrefixes: options.evalPrefixes,
-    tags: options.tags,
-  });
+export async function planRun(io: Io, input: PlanRunInput): Promise<PlannedRun> {
+  const { project, options, recordRoot } = input;
+  const { config } = project;
+  const selection = selectionOf(project, options);
   const identity = await identityOf(project, selection.experiments);
   const reader = new RecordReader(recordRoot);
-  const pairs = selection.experiments.flatMap((s) =>
-    s.evals.map((e) => ({ experimentId: s.experiment.id, evalId: e.id }))
-  );
-  const candidates = await loadCandidates(reader, pairs);
-  const current = {
-    configHash: (experimentId: string) => identity.configHash.get(experimentId)!,
-    inputFingerprint: (evalId: string) => identity.inputFingerprint.get(evalId)!,
-    digest: (experimentId: string, evalId: string) =>
-      slotIdentity(identity, { experimentId, evalId, ordinal: 0 }).executionIdentityDigest,
-  };
-  const physical = await physicalSandboxes(selection, project);
-  const plan = buildPlan(
-    selection,
-    settingsOf(options, config),
-    carryDecider(candidates, current, options.rerun),
-    physical,
-  );
-  const cap = resolvePlanCap(plan, {
-    ...(options.maxConcurrency !== undefined ? { flag: options.maxConcurrency } : {}),
-    ...(config.maxConcurrency !== undefined ? { config: config.maxConcurrency } : {}),
-    lookup: providerLookup(plan),
-  });
+  const decideCarry = await carryOf(reader, { selection, identity, rerun: options.rerun });
+  const physical = await physicalSandboxes(io, { selection, project });
+  const plan = buildPlan(selection, settingsOf(options, config), decideCarry, physical);
+  const cap = capOf(plan, options, config);
   return {
     plan,
     cap,
@@ -121,24 +99,70 @@ export async function planRun(
     identity,
     emptyExperimentIds: selection.emptyExperimentIds,
     unpublished: (await reader.scan()).unpublished,
-    machineBudgets: machineBudgetsBelow(plan, config, cap.cap),
+    machineBudgets: machineBudgetsBelow(plan.slots, {
+      maxSandboxes: config.maxSandboxes,
+      cpus: io.cpus,
+      cap: cap.cap,
+    }),
   };
 }
 
-/** MSB-7: the providers of runnable sandbox slots whose `maxSandboxes` is below G. */
-function machineBudgetsBelow(
-  plan: Plan,
-  config: ConfigDefinition,
-  g: number,
-): { provider: string; limit: number }[] {
-  const limits = machineSlotLimits(config.maxSandboxes, { cpus: navigator.hardwareConcurrency });
-  const providers = new Set<string>();
-  for (const slot of plan.slots) {
-    if (slot.carry.action === "run" && slot.sandbox) providers.add(slot.sandbox.provider);
-  }
-  return [...providers]
-    .filter((provider) => limits[provider] !== undefined && limits[provider]! < g)
-    .map((provider) => ({ provider, limit: limits[provider]! }));
+/** The experiments and evals that the flags select (PLAN-1). */
+function selectionOf(project: LoadedProject, options: ExpOptions): Selection {
+  const { discovered } = project;
+  return select(discovered.experiments, discovered.evals, {
+    ...(options.selector !== undefined ? { selector: options.selector } : {}),
+    evalPrefixes: options.evalPrefixes,
+    tags: options.tags,
+  });
+}
+
+/** The global cap G: flag, then config, then the plan's provider defaults (CAP-2). */
+function capOf(plan: Plan, options: ExpOptions, config: ConfigDefinition): ResolvedCap {
+  return resolvePlanCap(plan, {
+    ...(options.maxConcurrency !== undefined ? { flag: options.maxConcurrency } : {}),
+    ...(config.maxConcurrency !== undefined ? { config: config.maxConcurrency } : {}),
+    lookup: providerLookup(plan),
+  });
+}
+
+/**
+ * Configuration hashes and input fingerprints of the selected pairs (REC-4), with the sandbox
+ * domain's layer identities; `show` computes the current identity the same way.
+ */
+export function identityOf(
+  project: LoadedProject,
+  selected: readonly {
+    readonly experiment: DiscoveredExperiment;
+    readonly evals: readonly { readonly id: string }[];
+  }[],
+): Promise<PlanIdentity> {
+  return planIdentityOf(selected, {
+    root: project.root,
+    evals: project.discovered.evals,
+    groups: project.discovered.groups,
+    layerIdentity,
+  });
+}
+
+/** Carry decisions from the stored candidates of the selected pairs and their current identity. */
+async function carryOf(
+  reader: RecordReader,
+  input: { selection: Selection; identity: PlanIdentity; rerun: ExpOptions["rerun"] },
+): Promise<CarryDecider> {
+  const { selection, identity } = input;
+  const pairs = selection.experiments.flatMap((s) =>
+    s.evals.map((e) => ({ experimentId: s.experiment.id, evalId: e.id }))
+  );
+  const candidates = await loadCandidates(reader, pairs);
+  const identify = slotIdentifier(identity);
+  const current = {
+    configHash: (experimentId: string) => identity.configHash.get(experimentId)!,
+    inputFingerprint: (evalId: string) => identity.inputFingerprint.get(evalId)!,
+    digest: (experimentId: string, evalId: string) =>
+      identify({ experimentId, evalId, ordinal: 0 }).executionIdentityDigest,
+  };
+  return carryDecider(candidates, current, input.rerun);
 }
 
 /**
@@ -146,24 +170,25 @@ function machineBudgetsBelow(
  * 2, 7, 21): provider plans do no daemon I/O, so `--dry` may do this too. Problems come back to
  * be reported with the pairing conflicts (rule 4).
  */
-async function physicalSandboxes(
-  selection: Selection,
-  project: LoadedProject,
+function physicalSandboxes(
+  io: Io,
+  input: { selection: Selection; project: LoadedProject },
 ): Promise<{ sandboxes: Map<string, PlannedSandbox>; problems: PairingProblem[] }> {
+  const { selection, project } = input;
   // Plans need no credentials: providers are created with the host environment at run time.
-  const registry = createProviderRegistry({ hostEnv: {}, clock: realClock });
-  const resolve = createPhysicalResolver({
-    registry,
-    projectRoot: project.root,
-    signal: new AbortController().signal,
-  });
-  const sandboxes = new Map<string, PlannedSandbox>();
-  const problems = new Map<string, PairingProblem>();
-  for (const pair of sandboxPairs(selection, project.discovered.groups)) {
-    const experiment = selection.experiments[pair.experimentIndex]!.experiment;
-    const agent = resolveAgent(experiment.definition.agent);
-    try {
-      const found = await resolve({
+  const registry = createProviderRegistry({ hostEnv: {}, clock: io.clock });
+  const experimentOf = (pair: { experimentIndex: number }) =>
+    selection.experiments[pair.experimentIndex]!.experiment;
+  return resolvePhysicalPairs(sandboxPairs(selection, project.discovered.groups), {
+    resolve: createPhysicalResolver({
+      registry,
+      projectRoot: project.root,
+      signal: new AbortController().signal,
+    }),
+    inputOf: (pair) => {
+      const experiment = experimentOf(pair);
+      const agent = resolveAgent(experiment.definition.agent);
+      return {
         layers: pair.layers,
         reuse: pair.reuse,
         evalId: pair.evalId,
@@ -172,19 +197,10 @@ async function physicalSandboxes(
           name: experiment.definition.agent.name,
           identity: agent?.identity ?? null,
         }),
-      });
-      sandboxes.set(pair.key, Object.freeze({ ...pair, ...found }));
-    } catch (error) {
-      if (!isSandboxError(error)) throw error;
-      const message = `${experiment.file}: ${errorMessage(error)}`;
-      problems.set(message, {
-        code: error.code,
-        message,
-        hint: "fix the sandbox options of the experiment, eval or eval group",
-      });
-    }
-  }
-  return { sandboxes, problems: [...problems.values()] };
+      };
+    },
+    fileOf: (pair) => experimentOf(pair).file,
+  });
 }
 
 /** CAP-2 defaults by provider name: built-in ones, else what the plan's custom providers say. */
@@ -211,86 +227,6 @@ function settingsOf(options: ExpOptions, config: ConfigDefinition) {
     ...(options.budget !== undefined ? { budget: options.budget } : {}),
     ...(config.timeoutMs !== undefined ? { configTimeoutMs: config.timeoutMs } : {}),
   };
-}
-
-/**
- * Configuration hashes and input fingerprints of the selected pairs (REC-4), sandbox layers
- * included; `show` computes the current identity the same way.
- */
-export async function identityOf(
-  project: LoadedProject,
-  selected: readonly {
-    readonly experiment: DiscoveredExperiment;
-    readonly evals: readonly { readonly id: string }[];
-  }[],
-): Promise<PlanIdentity> {
-  const cache = new FingerprintCache(project.root);
-  const evalsById = new Map(project.discovered.evals.map((e) => [e.id, e]));
-  const groupsById = new Map(project.discovered.groups.map((g) => [g.id, g]));
-  const configHash = new Map<string, string>();
-  const inputFingerprint = new Map<string, string>();
-  for (const { experiment, evals } of selected) {
-    const sandbox = await layerIdentity(experiment.definition.sandbox);
-    configHash.set(experiment.id, configHashOf(experiment, { sandbox }));
-    for (const { id } of evals) {
-      if (inputFingerprint.has(id)) continue;
-      const discovered = evalsById.get(id)!;
-      const group = discovered.groupId === undefined
-        ? undefined
-        : groupsById.get(discovered.groupId);
-      // Most evals declare no layer: no identity to await.
-      const sandbox = discovered.definition.sandbox;
-      const groupSandbox = group?.definition.sandbox;
-      inputFingerprint.set(
-        id,
-        await cache.fingerprint(discovered, group, {
-          sandbox: sandbox === undefined ? null : await layerIdentity(sandbox),
-          groupSandbox: groupSandbox === undefined ? null : await layerIdentity(groupSandbox),
-        }),
-      );
-    }
-  }
-  return { configHash, inputFingerprint };
-}
-
-/** The identity fields of one planned slot. */
-export interface SlotIdentity {
-  readonly slotId: string;
-  readonly configHash: string;
-  readonly inputFingerprint: string;
-  readonly executionIdentityDigest: string;
-}
-
-/** SlotId and execution identity digest of one slot. */
-export function slotIdentity(
-  identity: PlanIdentity,
-  slot: { readonly experimentId: string; readonly evalId: string; readonly ordinal: number },
-): SlotIdentity {
-  const { experimentId, evalId, ordinal } = slot;
-  const configHash = identity.configHash.get(experimentId)!;
-  const inputFingerprint = identity.inputFingerprint.get(evalId)!;
-  return {
-    slotId: slotIdOf(evalId, ordinal),
-    configHash,
-    inputFingerprint,
-    executionIdentityDigest: digestOf(configHash, inputFingerprint),
-  };
-}
-
-/**
- * The execution identity digest, remembered for the last pair: the ordinals of a pair come one
- * after another, so they share one hash computation and one string.
- */
-let lastDigest = { configHash: "", inputFingerprint: "", digest: "" };
-
-function digestOf(configHash: string, inputFingerprint: string): string {
-  const last = lastDigest;
-  if (last.configHash === configHash && last.inputFingerprint === inputFingerprint) {
-    return last.digest;
-  }
-  const digest = executionDigestOf(configHash, inputFingerprint);
-  lastDigest = { configHash, inputFingerprint, digest };
-  return digest;
 }
 
 /** What `exp` hands the attempt runner and `runPlan` for sandbox Attempts. */
@@ -320,12 +256,11 @@ export async function openSandboxes(
   },
 ): Promise<SandboxWiring> {
   const { planned, project, runIds, identity, probe } = input;
-  const uid = Deno.uid();
   await sweepLocalOrphans({
     tmpDir: localTmpDir(io.env),
     host: io.hostname,
     probe,
-    ...(uid !== null ? { uid } : {}),
+    ...(io.uid !== null ? { uid: io.uid } : {}),
   }).catch(() => undefined); // a failed sweep never blocks a run; `sandbox prune` reports it
   const hostEnv = { ...project.env };
   if (!planned.plan.slots.some((s) => s.sandbox !== undefined)) {
@@ -343,9 +278,7 @@ export async function openSandboxes(
   });
   const machineSlots = fileMachineSlots({
     stateDir: stateDirOf(io.env),
-    limits: machineSlotLimits(project.config.maxSandboxes, {
-      cpus: navigator.hardwareConcurrency,
-    }),
+    limits: machineSlotLimits(project.config.maxSandboxes, { cpus: io.cpus }),
     owner: { pid: io.pid, host: io.hostname },
     clock: io.clock,
   });

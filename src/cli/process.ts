@@ -59,6 +59,8 @@ export async function runProcess(options: { api: ApiNamespaces }): Promise<never
     forceInterrupt: force.signal,
     pid: Deno.pid,
     hostname: Deno.hostname(),
+    cpus: navigator.hardwareConcurrency,
+    uid: Deno.uid(),
     flush: () => Promise.resolve(),
     atExit,
   };

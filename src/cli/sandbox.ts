@@ -114,7 +114,7 @@ async function findSandboxes(
     );
   }
   const probe = deps.probe ?? createProcessProbe();
-  const uid = deps.uid ?? Deno.uid() ?? undefined;
+  const uid = deps.uid ?? io.uid ?? undefined;
   const providers: Found["providers"] = [];
   const rows: Row[] = [];
   try {

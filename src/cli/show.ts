@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { UsageError } from "../_shared/mod.ts";
 import { select } from "../plan/mod.ts";
 import type { DiscoveredEval, DiscoveredExperiment } from "../discovery/mod.ts";
-import { identityOf, slotIdentity } from "./plan_run.ts";
+import { identityOf } from "./plan_run.ts";
 import {
   candidateOf,
   loadCandidates,
@@ -11,6 +11,7 @@ import {
   parseLocator,
   type PublishedRun,
   RecordReader,
+  slotIdentifier,
   slotIdOf,
 } from "../record/mod.ts";
 import { attemptViewLines, currentLines, jsonRow, runLines, type ShowRow } from "../report/mod.ts";
@@ -98,14 +99,14 @@ async function currentScope(
   }
   const chosen = experiments.filter((e) => only.length === 0 || only.includes(e.id));
   const selected = chosen.map((experiment) => ({ experiment, evals: ownEvals(experiment, evals) }));
-  const identity = await identityOf(project, selected);
+  const identify = slotIdentifier(await identityOf(project, selected));
   const pairs = selected.flatMap(({ experiment, evals: own }) =>
     own.map((e) => ({
       experimentId: experiment.id,
       evalId: e.id,
       kind: e.definition.evaluationKind,
       attempts: experiment.definition.attempts,
-      digest: slotIdentity(identity, { experimentId: experiment.id, evalId: e.id, ordinal: 0 })
+      digest: identify({ experimentId: experiment.id, evalId: e.id, ordinal: 0 })
         .executionIdentityDigest,
     }))
   );

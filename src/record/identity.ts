@@ -6,6 +6,7 @@
 import { dirname, relative, resolve } from "node:path";
 import { canonicalJson, sha256Hex } from "../_shared/mod.ts";
 import { flatString } from "./_flat.ts";
+import { slotIdOf } from "./ids.ts";
 import type { DiscoveredEval, DiscoveredExperiment, DiscoveredGroup } from "../discovery/mod.ts";
 
 const RELATIVE_IMPORT_REGEXP =
@@ -40,6 +41,118 @@ export function configHashOf(
 /** The execution identity digest of one slot. */
 export function executionDigestOf(configHash: string, inputFingerprint: string): string {
   return digestOf({ configHash, inputFingerprint });
+}
+
+/** Configuration hashes by experiment ID and input fingerprints by eval ID of a selection. */
+export interface PlanIdentity {
+  /** Configuration hash by experiment ID. */
+  readonly configHash: ReadonlyMap<string, string>;
+  /** Input fingerprint by eval ID. */
+  readonly inputFingerprint: ReadonlyMap<string, string>;
+}
+
+/** A sandbox layer as a definition holds it. */
+type DefinedLayer = NonNullable<DiscoveredExperiment["definition"]["sandbox"]>;
+
+/** What {@link planIdentityOf} fingerprints besides the selection. */
+export interface PlanIdentityOptions {
+  /** The project root that eval files are relative to. */
+  readonly root: string;
+  /** Every discovered eval; the selection names them by ID. */
+  readonly evals: readonly DiscoveredEval[];
+  /** Every discovered eval group. */
+  readonly groups: readonly DiscoveredGroup[];
+  /** The identity of a sandbox layer, which the sandbox domain computes. */
+  layerIdentity(layer: DefinedLayer | undefined): Promise<string | null>;
+}
+
+/**
+ * Computes the configuration hash of every selected experiment and the input fingerprint of every
+ * selected eval (REC-4), sandbox layers included. `exp` and `show` both compute identity here.
+ */
+export async function planIdentityOf(
+  selected: readonly {
+    readonly experiment: DiscoveredExperiment;
+    readonly evals: readonly { readonly id: string }[];
+  }[],
+  options: PlanIdentityOptions,
+): Promise<PlanIdentity> {
+  const { layerIdentity } = options;
+  const cache = new FingerprintCache(options.root);
+  const evalsById = new Map(options.evals.map((e) => [e.id, e]));
+  const groupsById = new Map(options.groups.map((g) => [g.id, g]));
+  const configHash = new Map<string, string>();
+  const inputFingerprint = new Map<string, string>();
+  for (const { experiment, evals } of selected) {
+    const sandbox = await layerIdentity(experiment.definition.sandbox);
+    configHash.set(experiment.id, configHashOf(experiment, { sandbox }));
+    for (const { id } of evals) {
+      if (inputFingerprint.has(id)) continue;
+      const discovered = evalsById.get(id)!;
+      const group = discovered.groupId === undefined
+        ? undefined
+        : groupsById.get(discovered.groupId);
+      // Most evals declare no layer: no identity to await.
+      const sandbox = discovered.definition.sandbox;
+      const groupSandbox = group?.definition.sandbox;
+      inputFingerprint.set(
+        id,
+        await cache.fingerprint(discovered, group, {
+          sandbox: sandbox === undefined ? null : await layerIdentity(sandbox),
+          groupSandbox: groupSandbox === undefined ? null : await layerIdentity(groupSandbox),
+        }),
+      );
+    }
+  }
+  return { configHash, inputFingerprint };
+}
+
+/** The identity fields of one planned slot. */
+export interface SlotIdentity {
+  readonly slotId: string;
+  readonly configHash: string;
+  readonly inputFingerprint: string;
+  readonly executionIdentityDigest: string;
+}
+
+/** One planned slot, as {@link slotIdentifier} identifies it. */
+export interface SlotRef {
+  /** The slot's experiment. */
+  readonly experimentId: string;
+  /** The slot's eval. */
+  readonly evalId: string;
+  /** The Attempt's ordinal within the pair, from 0. */
+  readonly ordinal: number;
+}
+
+/**
+ * Returns a function giving the SlotId and execution identity digest of a slot of `identity`.
+ * It remembers the digest of the last pair: the ordinals of a pair come one after another, so they
+ * share one hash computation and one string.
+ */
+export function slotIdentifier(identity: PlanIdentity): (slot: SlotRef) => SlotIdentity {
+  let last = { configHash: "", inputFingerprint: "", digest: "" };
+  const digestFor = (configHash: string, inputFingerprint: string): string => {
+    if (last.configHash === configHash && last.inputFingerprint === inputFingerprint) {
+      return last.digest;
+    }
+    last = {
+      configHash,
+      inputFingerprint,
+      digest: executionDigestOf(configHash, inputFingerprint),
+    };
+    return last.digest;
+  };
+  return ({ experimentId, evalId, ordinal }) => {
+    const configHash = identity.configHash.get(experimentId)!;
+    const inputFingerprint = identity.inputFingerprint.get(evalId)!;
+    return {
+      slotId: slotIdOf(evalId, ordinal),
+      configHash,
+      inputFingerprint,
+      executionIdentityDigest: digestFor(configHash, inputFingerprint),
+    };
+  };
 }
 
 /** Computes input fingerprints, hashing each source file once. */

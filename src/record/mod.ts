@@ -12,7 +12,15 @@ export {
   writeTextAtomic,
 } from "./atomic.ts";
 export { locatorOf, parseLocator, slotIdOf } from "./ids.ts";
-export { configHashOf, digestOf, executionDigestOf, FingerprintCache } from "./identity.ts";
+export {
+  configHashOf,
+  digestOf,
+  executionDigestOf,
+  FingerprintCache,
+  planIdentityOf,
+  slotIdentifier,
+} from "./identity.ts";
+export type { PlanIdentity, PlanIdentityOptions, SlotIdentity, SlotRef } from "./identity.ts";
 export { SCHEMA_VERSION } from "./documents.ts";
 export type { ExpectedSlot, MemberAction, RunHeader } from "./documents.ts";
 export { RecordWriteError, RecordWriter } from "./writer.ts";

@@ -100,12 +100,16 @@ export type {
   PoolOptions,
 } from "./pool.ts";
 export { createInstanceFactory } from "./pool_instance.ts";
-export { agentInstallIdentity, createPhysicalResolver } from "./physical.ts";
+export { machineBudgetsBelow } from "./machine_budget.ts";
+export type { BudgetedSlot, MachineBudget, MachineBudgetOptions } from "./machine_budget.ts";
+export { agentInstallIdentity, createPhysicalResolver, resolvePhysicalPairs } from "./physical.ts";
 export type {
   PhysicalInput,
   PhysicalLayer,
+  PhysicalProblem,
   PhysicalResolver,
   PhysicalSandbox,
+  ResolvePairsOptions,
 } from "./physical.ts";
 export type { InstanceFactoryOptions } from "./pool_instance.ts";
 export { classifyOwner, ownerIdentityOf } from "./owner.ts";

@@ -3,7 +3,8 @@
  * the template's provider and its plan (no daemon I/O), scheduling metadata, fixtures in copy
  * order, the requested lifetime and the pool identity. Provider plans are memoized per template.
  */
-import { canonicalJson, sha256Hex } from "../_shared/mod.ts";
+import { canonicalJson, errorMessage, sha256Hex } from "../_shared/mod.ts";
+import { isSandboxError } from "./errors.ts";
 import { checkLayerPaths, layerHookIdentities } from "./layer.ts";
 import { layerState } from "./_layer_state.ts";
 import { poolIdentity, poolScope } from "./pool.ts";
@@ -138,4 +139,53 @@ function fixturesOf(layers: readonly PhysicalLayer[]): string[] {
 
 function sideRank(l: PhysicalLayer): number {
   return l.side === "experiment" ? 0 : 1;
+}
+
+/** A sandbox option that no pair can be planned with, reported before anything runs. */
+export interface PhysicalProblem {
+  /** The sandbox error's code. */
+  readonly code: string;
+  /** The error's message, prefixed with the experiment file. */
+  readonly message: string;
+  /** What to fix. */
+  readonly hint: string;
+}
+
+/** Options of {@link resolvePhysicalPairs}. */
+export interface ResolvePairsOptions<P> {
+  /** Resolves one pair's input. */
+  readonly resolve: PhysicalResolver;
+  /** What `resolve` gets for a pair. */
+  inputOf(pair: P): PhysicalInput;
+  /** The file that declared the pair's experiment, prefixed to a problem's message. */
+  fileOf(pair: P): string;
+}
+
+/**
+ * Resolves the physical sandbox of every pair, in order, keyed by the pair's key. A sandbox error
+ * of a pair becomes a problem (one per distinct message) to report with the pairing conflicts
+ * (sandboxes.md rule 4); any other error is rethrown.
+ */
+export async function resolvePhysicalPairs<P extends { readonly key: string }>(
+  pairs: Iterable<P>,
+  options: ResolvePairsOptions<P>,
+): Promise<{ sandboxes: Map<string, P & PhysicalSandbox>; problems: PhysicalProblem[] }> {
+  const sandboxes = new Map<string, P & PhysicalSandbox>();
+  const problems = new Map<string, PhysicalProblem>();
+  for (const pair of pairs) {
+    const input = options.inputOf(pair);
+    try {
+      const found = await options.resolve(input);
+      sandboxes.set(pair.key, Object.freeze({ ...pair, ...found }));
+    } catch (error) {
+      if (!isSandboxError(error)) throw error;
+      const message = `${options.fileOf(pair)}: ${errorMessage(error)}`;
+      problems.set(message, {
+        code: error.code,
+        message,
+        hint: "fix the sandbox options of the experiment, eval or eval group",
+      });
+    }
+  }
+  return { sandboxes, problems: [...problems.values()] };
 }

@@ -27,6 +27,10 @@ export interface FakeIoOptions {
   readonly env?: Record<string, string>;
   readonly isTerminal?: boolean;
   readonly columns?: number;
+  /** Logical CPUs of the fake host; defaults to 4. */
+  readonly cpus?: number;
+  /** The user id of the fake process; defaults to null (no uid). */
+  readonly uid?: number | null;
 }
 
 /**
@@ -69,6 +73,8 @@ export function createFakeIo(options: FakeIoOptions = {}): FakeIo {
     forceInterrupt: force.signal,
     pid: 4242,
     hostname: "fake-host",
+    cpus: options.cpus ?? 4,
+    uid: options.uid ?? null,
     flush: () => Promise.resolve(),
     setVariables,
     interruptNow: () => interrupt.abort("SIGINT"),

@@ -11,7 +11,15 @@ import {
   type DiscoveredEval,
   type DiscoveredExperiment,
 } from "../../src/discovery/mod.ts";
-import { configHashOf, FingerprintCache } from "../../src/record/mod.ts";
+import { localSandbox } from "../../src/sandbox/mod.ts";
+import {
+  configHashOf,
+  executionDigestOf,
+  FingerprintCache,
+  planIdentityOf,
+  slotIdentifier,
+  slotIdOf,
+} from "../../src/record/mod.ts";
 
 type ExperimentOptions = Parameters<typeof defineExperiment>[0];
 
@@ -118,4 +126,80 @@ Deno.test("FingerprintCache.fingerprint() covers the eval's local import closure
   } finally {
     await Deno.remove(root, { recursive: true });
   }
+});
+
+Deno.test("planIdentityOf() hashes each selected experiment and fingerprints each eval once, with injected layer identities", async () => {
+  const root = await Deno.makeTempDir({ prefix: "niceeval-identity-" });
+  try {
+    await Deno.mkdir(join(root, "evals"));
+    await Deno.writeTextFile(join(root, "evals", "a.eval.ts"), "export default 1;\n");
+    const test = () => {};
+    const layer = localSandbox({});
+    const evalOf = (id: string, sandbox?: typeof layer): DiscoveredEval => ({
+      id,
+      index: 0,
+      file: "evals/a.eval.ts",
+      definition: defineEval({
+        test,
+        ...(sandbox ? { sandbox } : {}),
+      }) as unknown as DiscoveredEval[
+        "definition"
+      ],
+    });
+    const evals = [evalOf("a"), evalOf("b", layer)];
+    const asked: unknown[] = [];
+    const layerIdentity = (l: unknown) => {
+      asked.push(l);
+      return Promise.resolve(l === undefined ? null : "sha256:layer");
+    };
+    const exp = experiment();
+    const identity = await planIdentityOf(
+      [{ experiment: exp, evals: [{ id: "a" }, { id: "b" }] }, {
+        experiment: { ...exp, id: "exp2" },
+        evals: [{ id: "a" }],
+      }],
+      { root, evals, groups: [], layerIdentity },
+    );
+    assert.deepEqual([...identity.configHash.keys()], ["exp", "exp2"]);
+    assert.equal(identity.configHash.get("exp"), configHashOf(exp, { sandbox: null }));
+    const cache = new FingerprintCache(root);
+    assert.equal(identity.inputFingerprint.get("a"), await cache.fingerprint(evals[0]!, undefined));
+    assert.equal(
+      identity.inputFingerprint.get("b"),
+      await cache.fingerprint(evals[1]!, undefined, { sandbox: "sha256:layer" }),
+    );
+    assert.deepEqual(
+      asked,
+      [undefined, layer, undefined],
+      "one call per experiment and eval layer",
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("slotIdentifier() gives the SlotId and the execution digest of each slot, ordinals of a pair sharing one digest", () => {
+  const identity = {
+    configHash: new Map([["x", "sha256:c1"], ["y", "sha256:c2"]]),
+    inputFingerprint: new Map([["e", "sha256:f1"]]),
+  };
+  const identify = slotIdentifier(identity);
+  const first = identify({ experimentId: "x", evalId: "e", ordinal: 0 });
+  const second = identify({ experimentId: "x", evalId: "e", ordinal: 1 });
+  const other = identify({ experimentId: "y", evalId: "e", ordinal: 0 });
+  assert.deepEqual(first, {
+    slotId: slotIdOf("e", 0),
+    configHash: "sha256:c1",
+    inputFingerprint: "sha256:f1",
+    executionIdentityDigest: executionDigestOf("sha256:c1", "sha256:f1"),
+  });
+  assert.equal(second.slotId, slotIdOf("e", 1));
+  assert.equal(second.executionIdentityDigest, first.executionIdentityDigest);
+  assert.equal(other.executionIdentityDigest, executionDigestOf("sha256:c2", "sha256:f1"));
+  assert.equal(
+    slotIdentifier(identity)({ experimentId: "x", evalId: "e", ordinal: 1 })
+      .executionIdentityDigest,
+    first.executionIdentityDigest,
+    "a new identifier computes the same digest",
+  );
 });

@@ -8,6 +8,7 @@ import {
   defineSandbox,
   localSandbox,
   type PhysicalInput,
+  resolvePhysicalPairs,
   SandboxConfigError,
   type SandboxHandle,
   sandboxLayer,
@@ -109,4 +110,49 @@ Deno.test("createPhysicalResolver() keys pools by identity, hooks and scope (rul
     const lane = await resolve(input([{ layer: exclusive, owner: "x", side: "experiment" }]));
     assert.deepEqual([lane.laneKey, lane.defaultConcurrency], ["custom:one", 1]);
   });
+});
+
+Deno.test("resolvePhysicalPairs() keys sandboxes by pair and turns sandbox errors into one problem per message", async () => {
+  await project(async (root) => {
+    const outside = await Deno.makeTempDir({ prefix: "niceeval-outside-" });
+    try {
+      const pair = (key: string, file: string, layer: ReturnType<typeof localSandbox>) => ({
+        key,
+        file,
+        layers: [{ layer, owner: "x", side: "experiment" as const }],
+      });
+      const bad = localSandbox({ fixture: outside });
+      const found = await resolvePhysicalPairs([
+        pair("x/e", "experiments/x.ts", localSandbox({})),
+        pair("y/e", "experiments/y.ts", bad),
+        pair("y/f", "experiments/y.ts", bad),
+      ], {
+        resolve: resolver(root).resolve,
+        inputOf: (p) => input(p.layers),
+        fileOf: (p) => p.file,
+      });
+      assert.deepEqual([...found.sandboxes.keys()], ["x/e"]);
+      assert.equal(found.sandboxes.get("x/e")!.provider, "local");
+      assert.equal(found.sandboxes.get("x/e")!.file, "experiments/x.ts", "the pair is kept");
+      assert.equal(found.problems.length, 1);
+      assert.match(found.problems[0]!.message, /^experiments\/y\.ts: .*outside the project root/);
+      assert.equal(
+        found.problems[0]!.hint,
+        "fix the sandbox options of the experiment, eval or eval group",
+      );
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
+  });
+});
+
+Deno.test("resolvePhysicalPairs() rethrows an error that is not a sandbox error", async () => {
+  await assert.rejects(
+    resolvePhysicalPairs([{ key: "k" }], {
+      resolve: () => Promise.reject(new Error("bug")),
+      inputOf: () => input([]),
+      fileOf: () => "experiments/x.ts",
+    }),
+    /bug/,
+  );
 });
