@@ -48,6 +48,12 @@ export interface PoolLease {
   release(outcome: "reset" | "retire", signal?: AbortSignal): Promise<void>;
 }
 
+/**
+ * A waiter's priority key (scheduling.md PRIO-1/2, the scheduler's key): smaller is served first;
+ * a number is the one-element tuple, tuples compare lexicographically.
+ */
+export type PoolPriority = number | readonly number[];
+
 /** Options of {@link Pool}. */
 export interface PoolOptions {
   /** The pool identity (rule 72). */
@@ -99,7 +105,12 @@ export class Pool {
   readonly #idle: PoolInstance[] = [];
   readonly #leased = new Set<PoolInstance>();
   readonly #tasks = new Set<Promise<void>>();
-  readonly #waiters = new Set<() => void>();
+  /** Acquires waiting for an instance, smallest key first (PRIO-1). */
+  readonly #waiters = new WaiterQueue();
+  /** Waiters woken with a unit reserved for them that have not taken it yet. */
+  #woken = 0;
+  /** `stop()`'s drain: woken on every change of the creating and leased counts. */
+  readonly #drain = new Set<() => void>();
   readonly #diagnostics: CleanupDiagnostic[] = [];
   #creating = 0;
   #frozen = false;
@@ -120,11 +131,40 @@ export class Pool {
     };
   }
 
-  /** The acquire loop of rule 78; rejects with `sandbox-pool-frozen` once frozen. */
+  /**
+   * The acquire loop of rule 78; rejects with `sandbox-pool-frozen` once frozen. A waiter waits in
+   * `priority` order (PRIO-1; without one, after every keyed waiter, in arrival order): when an
+   * instance frees or capacity opens, only the waiter with the smallest key is woken.
+   */
   async acquire(
-    o: { minRemainingMs: number; signal: AbortSignal; admission?: InstanceAdmission },
+    o: {
+      minRemainingMs: number;
+      signal: AbortSignal;
+      admission?: InstanceAdmission;
+      priority?: PoolPriority;
+    },
+  ): Promise<PoolLease> {
+    try {
+      return await this.#acquire(o, false);
+    } catch (error) {
+      // A waiter that leaves (abort, frozen, failed create) passes any unit it held on.
+      this.#notify();
+      throw error;
+    }
+  }
+
+  async #acquire(
+    o: {
+      minRemainingMs: number;
+      signal: AbortSignal;
+      admission?: InstanceAdmission;
+      priority?: PoolPriority;
+    },
+    woken: boolean,
   ): Promise<PoolLease> {
     for (;;) {
+      // The unit reserved for this woken waiter is now its own to take, or to pass on (`acquire`).
+      if (woken) this.#woken--;
       o.signal.throwIfAborted();
       if (this.#frozen) {
         throw new SandboxPoolError(
@@ -132,6 +172,12 @@ export class Pool {
           "Cannot lease a sandbox: the pool is frozen",
         );
       }
+      // A newcomer leaves the units reserved for woken waiters alone (no barging).
+      if (!woken && this.#free() <= this.#woken) {
+        woken = await this.#wait(o.priority, o.signal);
+        continue;
+      }
+      woken = false;
       const idle = this.#idle.shift();
       if (idle) {
         this.#leased.add(idle);
@@ -144,7 +190,7 @@ export class Pool {
       if (this.#idle.length + this.#leased.size + this.#creating < this.#o.capacity) {
         return await this.#createAndLease(o);
       }
-      await this.#changed(o.signal);
+      woken = await this.#wait(o.priority, o.signal);
     }
   }
 
@@ -156,6 +202,8 @@ export class Pool {
   /** Rule 90 (2): later acquires fail with `sandbox-pool-frozen`. */
   freeze(): void {
     this.#frozen = true;
+    // Every waiter now fails with `sandbox-pool-frozen`: wake them all.
+    for (let w = this.#waiters.pop(); w; w = this.#waiters.pop()) w.wake(false);
     this.#notify();
   }
 
@@ -166,7 +214,9 @@ export class Pool {
   stop(): Promise<CleanupDiagnostic[]> {
     this.freeze();
     this.#stopping ??= (async () => {
-      while (this.#creating > 0 || this.#leased.size > 0) await this.#changed();
+      while (this.#creating > 0 || this.#leased.size > 0) {
+        await new Promise<void>((resolve) => this.#drain.add(resolve));
+      }
       this.retireIdle();
       while (this.#tasks.size > 0) await Promise.all([...this.#tasks]);
       return [...this.#diagnostics];
@@ -181,11 +231,12 @@ export class Pool {
     let instance: PoolInstance;
     try {
       instance = await this.#o.factory(o.signal, o.admission);
+      // Leased in the same step as no longer creating: the unit never looks free in between.
+      this.#leased.add(instance);
     } finally {
       this.#creating--;
       this.#notify();
     }
-    this.#leased.add(instance);
     const life = await this.#lifetime(instance, o, () => this.#retire(instance));
     if (life.ready) return this.#lease(instance);
     this.#leased.delete(instance);
@@ -262,17 +313,92 @@ export class Pool {
     this.#tasks.add(task);
   }
 
-  #notify(): void {
-    const waiters = [...this.#waiters];
-    this.#waiters.clear();
-    for (const wake of waiters) wake();
+  /** Units an acquire could take now: idle instances plus room to create. */
+  #free(): number {
+    const room = this.#o.capacity - this.#idle.length - this.#leased.size - this.#creating;
+    return this.#idle.length + Math.max(0, room);
   }
 
-  #changed(signal?: AbortSignal): Promise<void> {
-    return abortable<void>(signal, (resolve) => {
-      const wake = () => resolve();
-      this.#waiters.add(wake);
-      return () => void this.#waiters.delete(wake);
-    });
+  /**
+   * After every change: wakes the smallest-key waiters, one per free unit not yet reserved for an
+   * earlier woken waiter (none when nothing freed), and `stop()`'s drain.
+   */
+  #notify(): void {
+    while (this.#waiters.size > 0 && this.#free() > this.#woken) {
+      this.#woken++;
+      this.#waiters.pop()!.wake(true);
+    }
+    const drain = [...this.#drain];
+    this.#drain.clear();
+    for (const wake of drain) wake();
   }
+
+  /** Queues under `priority` until woken; resolves true when a unit was reserved for it. */
+  async #wait(priority: PoolPriority | undefined, signal: AbortSignal): Promise<boolean> {
+    let reserved = false;
+    await abortable<void>(signal, (resolve) => {
+      const waiter = this.#waiters.push(priority, (unit) => {
+        reserved = unit;
+        resolve();
+      });
+      return () => void this.#waiters.remove(waiter);
+    });
+    return reserved;
+  }
+}
+
+interface Waiter {
+  readonly key: readonly number[] | undefined;
+  readonly seq: number;
+  /** `unit`: a free unit is reserved for the waiter (false: woken to see the pool frozen). */
+  readonly wake: (unit: boolean) => void;
+}
+
+/**
+ * The pool's waiters, smallest key first, equal keys (and keyless waiters, after every keyed one)
+ * in arrival order. A sorted array: the scheduler's lease gate (REUSE-1) keeps a pool's waiters
+ * within its capacity.
+ */
+class WaiterQueue {
+  readonly #items: Waiter[] = [];
+  #seq = 0;
+
+  get size(): number {
+    return this.#items.length;
+  }
+
+  push(priority: PoolPriority | undefined, wake: (unit: boolean) => void): Waiter {
+    const key = priority === undefined ? undefined : typeof priority === "number" ? [priority] : [
+      ...priority,
+    ];
+    const waiter: Waiter = { key, seq: this.#seq++, wake };
+    let i = this.#items.length;
+    while (i > 0 && before(waiter, this.#items[i - 1]!)) i--;
+    this.#items.splice(i, 0, waiter);
+    return waiter;
+  }
+
+  pop(): Waiter | undefined {
+    return this.#items.shift();
+  }
+
+  remove(waiter: Waiter): boolean {
+    const i = this.#items.indexOf(waiter);
+    if (i < 0) return false;
+    this.#items.splice(i, 1);
+    return true;
+  }
+}
+
+/** Whether `a` is served before `b`. */
+function before(a: Waiter, b: Waiter): boolean {
+  if (a.key === undefined || b.key === undefined) {
+    if (a.key !== b.key) return b.key === undefined;
+    return a.seq < b.seq;
+  }
+  const n = Math.min(a.key.length, b.key.length);
+  for (let i = 0; i < n; i++) {
+    if (a.key[i] !== b.key[i]) return a.key[i]! < b.key[i]!;
+  }
+  return a.key.length !== b.key.length ? a.key.length < b.key.length : a.seq < b.seq;
 }

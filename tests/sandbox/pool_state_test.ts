@@ -245,3 +245,124 @@ Deno.test("poolIdentity(), poolScope() and poolCapacity() follow rules 72 and 74
   assert.equal(poolCapacity({ group: false, gMax: 8, maxConcurrency: 3 }), 3);
   assert.equal(poolCapacity({ group: false, gMax: 0, maxConcurrency: 3 }), 1);
 });
+
+/** A waiter's signal that counts how often the pool queued it (one abort listener per wait). */
+function waiterSignal() {
+  const controller = new AbortController();
+  const signal = controller.signal;
+  let waits = 0;
+  const add = signal.addEventListener.bind(signal);
+  signal.addEventListener = ((type: string, ...rest: [EventListener, AddEventListenerOptions?]) => {
+    if (type === "abort") waits++;
+    add(type, ...rest);
+  }) as AbortSignal["addEventListener"];
+  return { controller, signal, waits: () => waits };
+}
+
+const acquireAt = (pool: Pool, priority: number | number[], s: AbortSignal) =>
+  pool.acquire({ minRemainingMs: 60_000, signal: s, priority });
+
+Deno.test("Pool waiters: a release wakes only the smallest-key waiter (PRIO-1)", async () => {
+  const { pool, handles } = poolBed({ capacity: 1 });
+  const held = await acquire(pool);
+  // Arrival order is the reverse of priority order.
+  const waiters = [
+    { name: "low", priority: [3, 0], ...waiterSignal() },
+    { name: "mid", priority: [2, 5], ...waiterSignal() },
+    { name: "high", priority: [2, 1], ...waiterSignal() },
+  ].map((w) => ({ ...w, lease: acquireAt(pool, w.priority, w.signal) }));
+  await Promise.resolve();
+  const order: string[] = [];
+  let release = held;
+  for (let left = [...waiters]; left.length > 0;) {
+    await release.release("reset");
+    const [next, lease] = await Promise.race(
+      left.map((w) => w.lease.then((l) => [w, l] as const)),
+    );
+    order.push(next.name);
+    assert.equal(lease.instance, held.instance);
+    left = left.filter((w) => w !== next);
+    release = lease;
+  }
+  assert.deepEqual(order, ["high", "mid", "low"]);
+  assert.deepEqual(
+    waiters.map((w) => [w.name, w.waits()]),
+    [["low", 1], ["mid", 1], ["high", 1]],
+    "no waiter was woken to re-check and queue again",
+  );
+  await release.release("retire");
+  await pool.stop();
+  assert.equal(handles().length, 1);
+});
+
+Deno.test("Pool waiters: freed capacity goes to the smallest key; an aborted waiter leaves the queue", async () => {
+  const { pool, handles } = poolBed({ capacity: 1 });
+  const held = await acquire(pool);
+  const late = waiterSignal();
+  const first = waiterSignal();
+  const second = waiterSignal();
+  const lateLease = acquireAt(pool, 9, late.signal);
+  const firstLease = acquireAt(pool, 1, first.signal).then(() => 0, (e) => e);
+  const secondLease = acquireAt(pool, 2, second.signal);
+  await Promise.resolve();
+  const reason = new Error("interrupt");
+  first.controller.abort(reason);
+  assert.equal(await firstLease, reason);
+  await held.release("retire");
+  const created = await secondLease;
+  assert.equal(created.instance.handle.id, "fake-2", "the smallest waiting key created it");
+  assert.equal(late.waits(), 1, "the larger key was not woken");
+  await created.release("reset");
+  const last = await lateLease;
+  assert.equal(last.instance, created.instance);
+  await last.release("retire");
+  assert.equal(handles().length, 2);
+  await pool.stop();
+});
+
+Deno.test("Pool waiters: a woken waiter that aborts before taking its unit passes it on", async () => {
+  const { pool } = poolBed({ capacity: 1 });
+  const held = await acquire(pool);
+  const top = waiterSignal();
+  const next = waiterSignal();
+  const topLease = acquireAt(pool, 1, top.signal).then(() => 0, (e) => e);
+  const nextLease = acquireAt(pool, 2, next.signal);
+  await Promise.resolve();
+  const releasing = held.release("reset");
+  // The release wakes `top` synchronously once its reset is done; abort before `top` resumes.
+  const reason = new Error("interrupt");
+  await releasing.then(() => top.controller.abort(reason));
+  assert.equal(await topLease, reason);
+  const lease = await nextLease;
+  assert.equal(lease.instance, held.instance);
+  assert.equal(next.waits(), 1);
+  await lease.release("retire");
+  await pool.stop();
+});
+
+Deno.test("Pool waiters: a newcomer does not take a unit reserved for a woken waiter", async () => {
+  const { pool } = poolBed({ capacity: 1 });
+  const held = await acquire(pool);
+  const order: string[] = [];
+  const waiting = acquireAt(pool, 5, new AbortController().signal).then((l) => {
+    order.push("waiter");
+    return l;
+  });
+  await Promise.resolve();
+  const releasing = held.release("reset");
+  let newcomer: Promise<unknown> | undefined;
+  await releasing.then(() => {
+    // Before the woken waiter resumes, a better key arrives: it must queue.
+    newcomer = acquireAt(pool, 0, new AbortController().signal).then((l) => {
+      order.push("newcomer");
+      return l;
+    });
+  });
+  const lease = await waiting;
+  assert.deepEqual(order, ["waiter"]);
+  await lease.release("reset");
+  const second = await newcomer as { release(o: "retire"): Promise<void> };
+  assert.deepEqual(order, ["waiter", "newcomer"]);
+  await second.release("retire");
+  await pool.stop();
+});
