@@ -11,7 +11,13 @@
  */
 
 import { fileURLToPath } from "node:url";
-import { checkPackages, checkSrcImports, DEPENDENCY_TABLE, findCycles } from "./_layout/domains.ts";
+import {
+  checkPackages,
+  checkSrcImports,
+  DEPENDENCY_TABLE,
+  findCycles,
+  findDomainCycles,
+} from "./_layout/domains.ts";
 import { checkNames } from "./_layout/naming.ts";
 import { loadProject, type Problem, type Project, type SourceFile } from "./_layout/project.ts";
 import { sizeReport } from "./_layout/sizes.ts";
@@ -129,7 +135,7 @@ export async function checkLayout(
     if (file.path.startsWith("src/")) problems.push(...checkSrcImports(file, project.imports));
     problems.push(...checkSanitizerExemptions(file));
   }
-  problems.push(...findCycles(project), ...checkPackages(project));
+  problems.push(...findCycles(project), ...findDomainCycles(project), ...checkPackages(project));
   problems.sort((a, b) => a.path.localeCompare(b.path));
 
   const sizes: string[] = [];

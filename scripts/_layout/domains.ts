@@ -1,6 +1,7 @@
 /**
  * The `src/` domain rules of STYLE.md §1–§2: which domain may import which, surfaces through
- * `mod.ts`, private `_` files, value-import cycles, and where each npm package may be imported.
+ * `mod.ts`, private `_` files, value-import cycles among files, import cycles of any kind between
+ * domains, and where each npm package may be imported.
  *
  * @module
  */
@@ -143,6 +144,54 @@ export function findCycles(project: Project): Problem[] {
     return {
       path: cycle[0]!,
       message: `value-import cycle: ${cycle.join(" → ")} (STYLE.md §2.1)`,
+    };
+  });
+}
+
+/**
+ * Finds import cycles between `src/` domains (STYLE.md §2.1): imports of every kind count, type-only
+ * and dynamic included, so one type-only edge pointing back up is enough to report a cycle.
+ * Reports one problem per strongly connected group of domains, on a shortest domain cycle through
+ * its first domain, naming one importing file for each edge. An edge that `checkSrcImports`
+ * already rejects (into a non-surface file, into `cli`, a value import against the table) is
+ * reported there and left out here.
+ */
+export function findDomainCycles(project: Project): Problem[] {
+  const graph = new Map<string, string[]>();
+  /** `from → to` domain edge → the first importing file and its target, in path order. */
+  const witness = new Map<string, string>();
+  const files = project.files.filter((f) => f.path.startsWith("src/"));
+  files.sort((a, b) => a.path.localeCompare(b.path));
+  for (const file of files) {
+    const from = domainOf(file.path);
+    if (from === null) continue;
+    if (!graph.has(from)) graph.set(from, []);
+    for (const ref of file.imports) {
+      const resolved = resolveSpecifier(ref.specifier, {
+        from: file.path,
+        imports: project.imports,
+      });
+      if (resolved.kind !== "file") continue;
+      const to = domainOf(resolved.path);
+      if (to === null || to === from || !isSurface(to, resolved.path)) continue;
+      if (to === "cli" || (!ref.typeOnly && !mayImportValues(from, to))) continue;
+      const key = `${from} → ${to}`;
+      if (witness.has(key)) continue;
+      witness.set(key, `${file.path} → ${resolved.path}`);
+      graph.get(from)!.push(to);
+    }
+  }
+  return stronglyConnected(graph).map((component) => {
+    const cycle = cycleThrough(component, graph);
+    const edges = cycle.slice(1).map((to, i) => witness.get(`${cycle[i]} → ${to}`)!);
+    const more = component.length > cycle.length - 1
+      ? `; the cycle group holds ${component.join(", ")}`
+      : "";
+    return {
+      path: edges[0]!.split(" → ")[0]!,
+      message: `cross-domain import cycle (type-only imports included): ${cycle.join(" → ")} via ${
+        edges.join(", ")
+      }${more} (STYLE.md §2.1)`,
     };
   });
 }

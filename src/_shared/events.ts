@@ -2,9 +2,9 @@
  * The run-event contract: what the scheduler and the attempt runner report, and what the Record
  * writer, the panel and the reporters consume. Times are epoch milliseconds.
  */
-import type { ScoreResult, SealedAssertion } from "../expect/mod.ts";
-import type { StreamEvent, Usage } from "../agents/mod.ts";
 import type { JsonValue } from "./json.ts";
+import type { StreamEvent, Usage } from "./stream.ts";
+import type { ScoreResult, SealedAssertion } from "./verdict.ts";
 
 /** Outcome of an executed Attempt (REC-2 `outcome`). */
 export type AttemptOutcome = "completed" | "errored" | "cancelled" | "interrupted";

@@ -1,7 +1,7 @@
 /**
  * @module _shared
  * Cross-cutting building blocks with no domain knowledge: error families, abort reasons and the
- * one abort race, the run-event contract, the clock and random seams, JSON helpers, definition brands, option validation, number formats,
+ * one abort race, the run-event contract and the plain data it carries (agent stream events, usage, verdict shapes), the clock and random seams, JSON helpers, definition brands, option validation, number formats,
  * credential redaction, input limits, operating-system error helpers and the version.
  */
 export { abortable, abortKind, AbortReason, onAbort, raceAbort } from "./abort.ts";
@@ -58,6 +58,16 @@ export {
   MIN_CREATES_PER_SECOND,
 } from "./limits.ts";
 export { isOsError, osErrorReason } from "./os_error.ts";
+export type {
+  ErrorEvent,
+  MessageEvent,
+  OperationFinishedEvent,
+  OperationStartedEvent,
+  StreamEvent,
+  ThinkingEvent,
+  Usage,
+} from "./stream.ts";
+export type { MatchResult, ScoreReason, ScoreResult, SealedAssertion } from "./verdict.ts";
 export { check, checkOptions, closest, describe, editDistance } from "./options.ts";
 export type { OptionTable } from "./options.ts";
 export { randomHex8, realRandom } from "./random.ts";

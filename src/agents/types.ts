@@ -1,6 +1,16 @@
 /** Types of the agent contract (authoring.md §7). */
-import type { JsonValue } from "../_shared/mod.ts";
+import type { JsonValue, StreamEvent, Usage } from "../_shared/mod.ts";
 import type { CommandResult, SandboxOps } from "../sandbox/mod.ts";
+
+export type {
+  ErrorEvent,
+  MessageEvent,
+  OperationFinishedEvent,
+  OperationStartedEvent,
+  StreamEvent,
+  ThinkingEvent,
+  Usage,
+} from "../_shared/mod.ts";
 
 /** A transient status update. */
 export interface ProgressUpdate {
@@ -20,64 +30,10 @@ export interface DiagnosticInput {
   dedupeKey?: string;
 }
 
-/** Token usage as the protocol reports it; never invented. */
-export interface Usage {
-  inputTokens?: number;
-  outputTokens?: number;
-  cacheReadTokens?: number;
-  cacheCreationTokens?: number;
-  reasoningTokens?: number;
-  requests?: number;
-  costUSD?: number;
-}
-
 /** The input of one turn. */
 export interface TurnInput {
   readonly text: string;
 }
-
-/** An assistant or user message. */
-export interface MessageEvent {
-  type: "message";
-  role: "assistant" | "user";
-  text: string;
-}
-
-/** A tool call started. */
-export interface OperationStartedEvent {
-  type: "operation.started";
-  operationId: string;
-  operation: { kind: "tool"; name: string; input: JsonValue };
-}
-
-/** A tool call finished. */
-export interface OperationFinishedEvent {
-  type: "operation.finished";
-  operationId: string;
-  kind: "tool";
-  status: "completed" | "failed" | "rejected";
-  output?: JsonValue;
-}
-
-/** Reasoning text, for display only. */
-export interface ThinkingEvent {
-  type: "thinking";
-  text: string;
-}
-
-/** An error reported by the agent, for display only. */
-export interface ErrorEvent {
-  type: "error";
-  message: string;
-}
-
-/** One event of a turn's standard stream (authoring.md §7.3). */
-export type StreamEvent =
-  | MessageEvent
-  | OperationStartedEvent
-  | OperationFinishedEvent
-  | ThinkingEvent
-  | ErrorEvent;
 
 /** How completely an adapter observes one channel. */
 export type CoverageEntry =

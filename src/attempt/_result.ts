@@ -3,20 +3,33 @@
  * verdict fold, abort outcomes (INT-1, EARLY-4), usage, the cost estimate and frozen details.
  */
 import { abortKind } from "../_shared/mod.ts";
-import type { AttemptError, AttemptResult, AttemptVerdict } from "../_shared/mod.ts";
+import type { AttemptError, AttemptResult, AttemptVerdict, Clock } from "../_shared/mod.ts";
 import { sumUsage } from "../agents/mod.ts";
-import { estimateCost, foldVerdict, type SealedAssertion } from "../expect/mod.ts";
-import type { PlannedSlot } from "../plan/mod.ts";
+import {
+  estimateCost,
+  foldVerdict,
+  type PricingTable,
+  type SealedAssertion,
+} from "../expect/mod.ts";
+import type { PlannedExperiment, PlannedSlot } from "../plan/mod.ts";
 import type { AbandonAttempt, AttemptControl } from "../scheduler/mod.ts";
-import type { RunDeps } from "./run_attempt.ts";
+import type { CallSiteFinder } from "./call_site.ts";
 import type { RecordedFailure } from "./failure.ts";
 import type { AttemptState } from "./state.ts";
+
+/** What sealing reads of the runner's `RunDeps`; declared here so that only the runner imports. */
+export interface SealDeps {
+  readonly clock: Clock;
+  readonly pricing: PricingTable;
+  readonly experiment: PlannedExperiment;
+  readonly callSites: CallSiteFinder;
+}
 
 /** Folds what the Attempt recorded into its result; the details are copies, frozen. */
 export function sealResult(
   slot: PlannedSlot,
   control: AttemptControl,
-  deps: RunDeps,
+  deps: SealDeps,
   state: AttemptState,
   assertions: SealedAssertion[],
 ): AttemptResult {
@@ -108,7 +121,7 @@ function executionError(
  * The recorded error of an errored Attempt, with the user frames of the value it threw: only
  * here, once per errored Attempt, is a stack read and trimmed.
  */
-function tracedError(failure: RecordedFailure, deps: RunDeps): AttemptError {
+function tracedError(failure: RecordedFailure, deps: SealDeps): AttemptError {
   const trace = deps.callSites.trace(failure.error);
   return {
     code: failure.code,

@@ -8,8 +8,8 @@ import { DefinitionError } from "../_shared/mod.ts";
 import type { JsonValue } from "../_shared/mod.ts";
 import { check, checkOptions, describe } from "../_shared/mod.ts";
 import type { Agent } from "../agents/mod.ts";
-import type { ScoreTestContext, TestContext } from "../attempt/mod.ts";
 import type { SandboxLayer } from "../sandbox/mod.ts";
+import type { ScoreTestContext, TestContext } from "./test_context.ts";
 
 /** A sandbox template or layer from `niceeval/sandbox` (Sandboxes chapter). */
 export type { SandboxLayer };

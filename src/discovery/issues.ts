@@ -1,7 +1,6 @@
 /** Discovery issues (authoring.md §1.6): collected, sorted by file, reported together. */
 import { errorMessage, hasErrorName, UsageError } from "../_shared/mod.ts";
 import { describeLoadError } from "../loader/mod.ts";
-import type { WalkedFile } from "./walk.ts";
 
 /** One problem found while discovering the project. */
 export interface DiscoveryIssue {
@@ -14,8 +13,11 @@ export interface DiscoveryIssue {
   readonly hint?: string;
 }
 
-/** Turns an error thrown while importing `file` into an issue. */
-export function importIssue(file: WalkedFile, error: unknown): DiscoveryIssue {
+/** Turns an error thrown while importing `file` (a walked file) into an issue. */
+export function importIssue(
+  file: { readonly root: string; readonly relative: string },
+  error: unknown,
+): DiscoveryIssue {
   if (hasErrorName(error, "DefinitionError")) {
     return {
       file: file.relative,

@@ -1,8 +1,9 @@
 /**
  * @module discovery
  * Owns what users write and how it is found: the `define*` factories and their brands, walking
- * `evals/` and `experiments/`, eval and experiment IDs, dataset expansion, eval groups, and the
- * collected discovery issues. It never plans, schedules or runs Attempts.
+ * `evals/` and `experiments/`, eval and experiment IDs, dataset expansion, eval groups, the test
+ * context contract `t` that the attempt domain implements, and the collected discovery issues.
+ * It never plans, schedules or runs Attempts.
  */
 export { defineEval, defineEvalGroup, defineScoreEval, makeEval } from "./definitions.ts";
 export type {
@@ -31,3 +32,13 @@ export { experimentIdOf } from "./experiments.ts";
 export type { DiscoveredGroup } from "./groups.ts";
 export { compareCodeUnits, sortIssues, throwOnErrors } from "./issues.ts";
 export type { DiscoveryIssue } from "./issues.ts";
+export type {
+  Conversation,
+  EvalSandbox,
+  Kind,
+  ScoreTestContext,
+  SendInput,
+  SessionHandle,
+  TestContext,
+  TurnHandle,
+} from "./test_context.ts";

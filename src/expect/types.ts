@@ -1,9 +1,8 @@
 /** Types of matchers, assertion entries, verdicts and scores (authoring.md §3.5, §4, §5). */
-import type { JsonValue } from "../_shared/mod.ts";
+import type { JsonValue, MatchResult } from "../_shared/mod.ts";
 import type { EvidenceCoverage, StreamEvent, ToolCall, TurnRecord } from "../agents/mod.ts";
 
-/** Result of one Boolean comparison. */
-export type MatchResult = "matched" | "mismatched" | "unavailable";
+export type { MatchResult, ScoreReason, ScoreResult, SealedAssertion } from "../_shared/mod.ts";
 
 /** What a matcher reports besides its result. */
 export interface MatchOutcome {
@@ -38,61 +37,8 @@ export type ToolMatch = BooleanMatch<ToolCall> & { readonly domain: "tool" };
 /** A match selecting stream events. */
 export type EventMatch = BooleanMatch<StreamEvent> & { readonly domain: "event" };
 
-/** Outcome of a score over an Attempt (authoring.md §5.3). */
-export type ScoreResult =
-  | { state: "complete"; earned: number }
-  | { state: "partial"; earned: number; reasons: ScoreReason[] }
-  | { state: "unavailable"; reasons: ScoreReason[] };
-
-/** Why a score is not complete. */
-export type ScoreReason =
-  | "execution-errored"
-  | "source-unavailable"
-  | "evaluation-errored"
-  | "not-applicable";
-
 /** Verdict of one Attempt. */
 export type Verdict = "passed" | "failed" | "errored" | "skipped" | "scored";
-
-/**
- * One assertion entry after the body settled, as persisted in `assertions.json` (REC-3).
- * Absent values are `null`.
- */
-export interface SealedAssertion {
-  /** Registration order within the Attempt, from 0. */
-  readonly index: number;
-  readonly entry: "boolean" | "measurement" | "direct-score";
-  /** Human criterion: the label when set, else derived (`turn succeeded`, `includes("x")`). */
-  readonly criterion: string;
-  /** Matcher or assertion name (`succeeded`, `includes`, `calledTool`, `score`). */
-  readonly matcher: string;
-  readonly key: string | null;
-  readonly label: string | null;
-  /** Group path: `t.group` titles, then the handle's `.group()` segment. */
-  readonly group: readonly string[];
-  /** `passed` = satisfied; `failed` = gating mismatch or below gate; else unavailable / errored. */
-  readonly status: "passed" | "failed" | "unavailable" | "errored";
-  /** Boolean result, or `errored`; `null` for measurements and direct scores. */
-  readonly result: MatchResult | "errored" | null;
-  /** Measurement value in [0, 1]; `null` otherwise or when unavailable/errored. */
-  readonly measurement: number | null;
-  readonly atLeast: number | null;
-  readonly gateThreshold: number | null;
-  /** For thresholded measurements: the value met the gate (else atLeast) threshold. */
-  readonly met: boolean | null;
-  readonly expected: JsonValue | null;
-  readonly received: JsonValue | null;
-  readonly reason: string | null;
-  /** Message of the thrown error when `status` is `errored` (reason `evaluation-errored`). */
-  readonly error?: string;
-  readonly optional: boolean;
-  /** True when this entry gates the pass verdict. */
-  readonly gate: boolean;
-  /** Score contribution: configured points and the points earned (`null` when not earned). */
-  readonly score: { readonly points: number; readonly earned: number | null } | null;
-  /** `file:line` of the registering call, project-relative when known. */
-  readonly source: string | null;
-}
 
 /** The evidence a scoped assertion reads at registration time. */
 export interface EvidenceSnapshot {

@@ -1,6 +1,6 @@
 /** Plan types (scheduling.md §2): experiments × evals × ordinals with carry decisions. */
 import type { DiscoveredEval, DiscoveredExperiment } from "../discovery/mod.ts";
-import type { SandboxLayer } from "../sandbox/mod.ts";
+import type { PhysicalLayer, PhysicalSandbox } from "../sandbox/mod.ts";
 
 /** `--rerun` tier (CARRY-3). */
 export type RerunTier = "none" | "failed" | "all";
@@ -76,13 +76,8 @@ export interface PlannedSlot {
   readonly sandbox?: PlannedSandbox;
 }
 
-/** A layer of a pair and who declared it (sandboxes.md rule 9 owner). */
-export interface PairLayer {
-  readonly layer: SandboxLayer;
-  /** Experiment id, Eval id or Eval group id. */
-  readonly owner: string;
-  readonly side: "experiment" | "eval" | "group";
-}
+/** A layer of a pair and who declared it (sandboxes.md rule 9 owner): the sandbox's own shape. */
+export type PairLayer = PhysicalLayer;
 
 /** How the Attempts of a pair get their physical sandbox. */
 export type SandboxReuse = "fresh" | "pool" | "group";
@@ -102,32 +97,11 @@ export interface SandboxPair {
   readonly onUnavailable: "stop-group" | "replace-sandbox" | null;
 }
 
-/** A pair's physical sandbox, resolved through the provider registry at plan time. */
-export interface PlannedSandbox extends SandboxPair {
-  readonly provider: string;
-  /** Exclusive lane key (LANE-1), or null for shared admission. */
-  readonly laneKey: string | null;
-  /** `recommendedConcurrency` (CAP-2 input); 1 for exclusive providers. */
-  readonly defaultConcurrency: number;
-  readonly exclusive: boolean;
-  /** The provider plan's identity (sandboxes.md rule 21). */
-  readonly identity: string;
-  /** The provider's own plan, opaque here. */
-  readonly physical: unknown;
-  /**
-   * Image/template build keys of the provider's plan (sandboxes.md rule 62): each Attempt waits
-   * for all of them before dispatch (CHAIN-2); empty when nothing has to be built.
-   */
-  readonly buildKeys: readonly string[];
-  /** Host fixture directories in copy order: the Experiment's, then the Eval's or group's. */
-  readonly fixtures: readonly string[];
-  /** The template's declared `lifetimeMs`, if any. */
-  readonly lifetimeMs: number | null;
-  /** Pool identity (rule 72) for `pool` and `group`; null for `fresh`. */
-  readonly poolKey: string | null;
-  /** The Eval's own layer declares setup or teardown hooks (rule 72 scope, rule 75). */
-  readonly evalHooks: boolean;
-}
+/**
+ * A pair's physical sandbox, resolved through the provider registry at plan time: the sandbox
+ * domain's `PhysicalSandbox` of the pair.
+ */
+export interface PlannedSandbox extends SandboxPair, PhysicalSandbox {}
 
 /** The complete plan, built before anything is dispatched (PLAN-1). */
 export interface Plan {

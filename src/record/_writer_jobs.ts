@@ -18,8 +18,9 @@ import {
   eventsDocument,
   type MemberAction,
   memberDocument,
+  type RunSpec,
+  type WriterSlot,
 } from "./documents.ts";
-import type { RunSpec, WriterSlot } from "./writer.ts";
 
 /** Raised when a Record write fails; the run stops dispatching (REC-9). */
 export class RecordWriteError extends Error {

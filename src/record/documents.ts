@@ -42,6 +42,24 @@ export interface RunHeader {
   readonly expectedSlots: readonly ExpectedSlot[];
 }
 
+/** One planned slot as the writer needs it. */
+export interface WriterSlot {
+  readonly position: number;
+  readonly slotId: string;
+  readonly evalId: string;
+  readonly ordinal: number;
+  readonly kind: "pass" | "score";
+  readonly executionIdentityDigest: string;
+  /** Set for carried slots: the origin Attempt. */
+  readonly carried: { readonly originRunId: string; readonly attemptId: string } | null;
+}
+
+/** One Run to write. */
+export interface RunSpec {
+  readonly header: RunHeader;
+  readonly slots: readonly WriterSlot[];
+}
+
 /** `run.json`. */
 export function runDocument(
   header: RunHeader,

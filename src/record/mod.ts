@@ -24,7 +24,7 @@ export type { PlanIdentity, PlanIdentityOptions, SlotIdentity, SlotRef } from ".
 export { SCHEMA_VERSION } from "./documents.ts";
 export type { ExpectedSlot, MemberAction, RunHeader } from "./documents.ts";
 export { RecordWriteError, RecordWriter } from "./writer.ts";
-export type { RunSpec, WriterSlot } from "./writer.ts";
+export type { RunSpec, WriterSlot } from "./documents.ts";
 export { RecordReader, verdictOf } from "./reader.ts";
 export type { PublishedRun, RecordScan, StoredAttempt } from "./reader.ts";
 export { candidateOf, carryDecider, loadCandidates } from "./carry.ts";

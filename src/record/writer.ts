@@ -29,28 +29,11 @@ import {
   type MemberAction,
   recordDocument,
   runDocument,
-  type RunHeader,
+  type RunSpec,
+  type WriterSlot,
 } from "./documents.ts";
 
 export { RecordWriteError };
-
-/** One planned slot as the writer needs it. */
-export interface WriterSlot {
-  readonly position: number;
-  readonly slotId: string;
-  readonly evalId: string;
-  readonly ordinal: number;
-  readonly kind: "pass" | "score";
-  readonly executionIdentityDigest: string;
-  /** Set for carried slots: the origin Attempt. */
-  readonly carried: { readonly originRunId: string; readonly attemptId: string } | null;
-}
-
-/** One Run to write. */
-export interface RunSpec {
-  readonly header: RunHeader;
-  readonly slots: readonly WriterSlot[];
-}
 
 /**
  * Bound of parallel write jobs: concurrent fsyncs overlap in the device queue (and batch in the

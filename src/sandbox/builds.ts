@@ -3,7 +3,7 @@
  * build gate decides when and how many at once (CHAIN-2, rule 63); this hands each key to the
  * provider's `prepareArtifacts`. Providers without artifacts (rule 61) have nothing to prepare.
  */
-import type { PlannedSandbox } from "../plan/mod.ts";
+import type { PhysicalLayer, PhysicalSandbox } from "./physical.ts";
 import type { ProviderRegistry } from "./registry.ts";
 import type { SandboxLayer } from "./types.ts";
 
@@ -33,12 +33,13 @@ export async function prepareArtifact(
 
 /**
  * The scheduler's `builds.prepare` for `registry`: each key of a planned sandbox goes to the
- * provider of its template layer (the first one).
+ * provider of its template layer (the first one). Takes the physical sandbox with its layers, which
+ * the plan's `PlannedSandbox` extends.
  */
 export function artifactPreparer(
   registry: ProviderRegistry,
 ): (
-  sandbox: PlannedSandbox,
+  sandbox: PhysicalSandbox & { readonly layers: readonly PhysicalLayer[] },
   key: string,
   options: { readonly signal: AbortSignal },
 ) => Promise<ArtifactSource> {

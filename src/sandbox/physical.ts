@@ -30,22 +30,30 @@ export interface PhysicalInput {
   readonly agentIdentity: string;
 }
 
-/** A pair's physical sandbox. */
+/** A pair's physical sandbox (the plan's `PlannedSandbox` adds the pair it belongs to). */
 export interface PhysicalSandbox {
   readonly provider: string;
-  /** Exclusive lane key, or null for shared admission. */
+  /** Exclusive lane key (LANE-1), or null for shared admission. */
   readonly laneKey: string | null;
+  /** `recommendedConcurrency` (CAP-2 input); 1 for exclusive providers. */
   readonly defaultConcurrency: number;
   readonly exclusive: boolean;
+  /** The provider plan's identity (sandboxes.md rule 21). */
   readonly identity: string;
-  /** The provider's plan. */
+  /** The provider's own plan, opaque here. */
   readonly physical: unknown;
-  /** Build keys of the provider's plan (rule 62); empty when nothing has to be built. */
+  /**
+   * Image/template build keys of the provider's plan (sandboxes.md rule 62): each Attempt waits
+   * for all of them before dispatch (CHAIN-2); empty when nothing has to be built.
+   */
   readonly buildKeys: readonly string[];
-  /** Experiment fixture first (rule 10). */
+  /** Host fixture directories in copy order: the Experiment's, then the Eval's or group's. */
   readonly fixtures: readonly string[];
+  /** The template's declared `lifetimeMs`, if any. */
   readonly lifetimeMs: number | null;
+  /** Pool identity (rule 72) for `pool` and `group`; null for `fresh`. */
   readonly poolKey: string | null;
+  /** The Eval's own layer declares setup or teardown hooks (rule 72 scope, rule 75). */
   readonly evalHooks: boolean;
 }
 

@@ -1,7 +1,14 @@
 /** The errors that end an unstarted slot's wait, and how each closes the slot (STOP-5). */
 import { abortKind, type NotDispatchedReason } from "../_shared/mod.ts";
-import { SetupFailedError } from "./lifecycle.ts";
 import type { StopReason } from "./stops.ts";
+
+/** Thrown to waiters when their experiment's setup failed. */
+export class SetupFailedError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "SetupFailedError";
+  }
+}
 
 /** A stop condition that ended a wait. */
 export class StopAbort extends Error {

@@ -25,14 +25,9 @@ import { type LeaseNotices, leaseRetained, lifecycleDiagnostic } from "./_lifecy
 import { runExperimentTeardown } from "./_experiment_teardown.ts";
 import { experimentHookContext } from "./hooks.ts";
 import type { SchedulerCoordination } from "./types.ts";
+import { SetupFailedError } from "./_closing.ts";
 
-/** Thrown to waiters when their experiment's setup failed. */
-export class SetupFailedError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "SetupFailedError";
-  }
-}
+export { SetupFailedError };
 
 /** What the lifecycle needs from the run. */
 export interface LifecycleDeps {

@@ -162,6 +162,8 @@ Deno.test("check_layout rejects a value import against the dependency table", as
     ["src/config/bad.ts", "line 7: value import of src/plan/mod.ts: config may not import plan"],
     ["src/config/bad.ts", "line 8: value import of src/plan/mod.ts: config may not import plan"],
     ["src/config/bad.ts", "line 9: type import of src/cli/mod.ts: no other domain may import cli"],
+    // The allowed type-only import on line 6 still closes config → plan → config.
+    ["src/config/bad.ts", "cross-domain import cycle (type-only imports included): config → plan"],
   ]);
 });
 
@@ -203,6 +205,34 @@ Deno.test("check_layout rejects a value-import cycle but not a type-only one", a
     [
       "src/plan/a.ts",
       "value-import cycle: src/plan/a.ts → src/plan/b.ts → src/plan/c.ts → src/plan/a.ts",
+    ],
+  ]);
+});
+
+Deno.test("check_layout rejects a type-only import cycle across domains", async () => {
+  const problems = await problemsFor({
+    "src/_shared/events.ts": `import type { Plan } from "../plan/mod.ts";\nexport type E = Plan;\n`,
+  });
+  assertProblems(problems, [
+    [
+      "src/_shared/events.ts",
+      "cross-domain import cycle (type-only imports included): _shared → plan → config → _shared " +
+      "via src/_shared/events.ts → src/plan/mod.ts, src/plan/build.ts → src/config/mod.ts, " +
+      "src/config/load.ts → src/_shared/mod.ts",
+    ],
+  ]);
+});
+
+Deno.test("check_layout rejects a type-only cycle between two domains", async () => {
+  const problems = await problemsFor({
+    "src/sandbox/uses_plan.ts":
+      `import type { Plan } from "../plan/mod.ts";\nexport type U = Plan;\n`,
+  });
+  assertProblems(problems, [
+    [
+      "src/plan/build.ts",
+      "cross-domain import cycle (type-only imports included): plan → sandbox → plan " +
+      "via src/plan/build.ts → src/sandbox/mod.ts, src/sandbox/uses_plan.ts → src/plan/mod.ts",
     ],
   ]);
 });
