@@ -22,7 +22,7 @@ export interface Mutant {
 export const MUTANTS: readonly Mutant[] = [
   {
     name: "early exit aborts every running Attempt of the experiment, not only the same eval's",
-    file: "src/scheduler/run_plan.ts",
+    file: "src/scheduler/_stop_control.ts",
     find: "other.slot.evalId === slot.evalId",
     replace: "true",
     tests: ["tests/scheduler/early_exit_test.ts"],
