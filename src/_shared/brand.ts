@@ -12,13 +12,13 @@ export const DEFINITION_KEY: unique symbol = Symbol.for("niceeval.definition") a
 export const API_FORMAT_VERSION = 1;
 
 /** What a brand says. */
-export interface Brand {
+interface Brand {
   readonly kind: DefinitionKind;
   readonly version: number;
 }
 
 /** Every kind of branded definition. */
-export type DefinitionKind =
+type DefinitionKind =
   | "config"
   | "experiment"
   | "eval"

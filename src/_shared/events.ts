@@ -7,7 +7,7 @@ import type { StreamEvent, Usage } from "./stream.ts";
 import type { ScoreResult, SealedAssertion } from "./verdict.ts";
 
 /** Outcome of an executed Attempt (REC-2 `outcome`). */
-export type AttemptOutcome = "completed" | "errored" | "cancelled" | "interrupted";
+type AttemptOutcome = "completed" | "errored" | "cancelled" | "interrupted";
 
 /** Verdict of a settled Attempt as reported. */
 export type AttemptVerdict = "passed" | "failed" | "errored" | "skipped" | "scored" | "interrupted";
@@ -66,7 +66,7 @@ export interface TurnLog {
 }
 
 /** Everything the Record keeps of an executed Attempt besides `attempt.json`. */
-export interface AttemptDetails {
+interface AttemptDetails {
   readonly assertions: readonly SealedAssertion[];
   readonly turns: readonly TurnLog[];
   readonly phases: readonly {

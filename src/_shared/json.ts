@@ -10,9 +10,6 @@ export type JsonValue =
   | readonly JsonValue[]
   | { readonly [key: string]: JsonValue };
 
-/** A JSON object. */
-export type JsonObject = { readonly [key: string]: JsonValue };
-
 /** Returns true for a plain object (prototype `Object.prototype` or `null`). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;

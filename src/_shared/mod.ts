@@ -6,8 +6,7 @@
  */
 export { abortable, abortKind, AbortReason, onAbort, raceAbort } from "./abort.ts";
 export type { AbortKind } from "./abort.ts";
-export { API_FORMAT_VERSION, brand, DEFINITION_KEY, isBranded, readBrand } from "./brand.ts";
-export type { Brand, DefinitionKind } from "./brand.ts";
+export { API_FORMAT_VERSION, brand, isBranded, readBrand } from "./brand.ts";
 export { isoTime, realClock, sleep } from "./clock.ts";
 export type { Clock, TimerHandle } from "./clock.ts";
 export {
@@ -22,9 +21,7 @@ export {
 } from "./errors.ts";
 export type { DefinitionErrorCode } from "./errors.ts";
 export type {
-  AttemptDetails,
   AttemptError,
-  AttemptOutcome,
   AttemptResult,
   AttemptVerdict,
   NotDispatchedReason,
@@ -46,7 +43,7 @@ export {
   isPlainObject,
   sha256Hex,
 } from "./json.ts";
-export type { JsonObject, JsonValue } from "./json.ts";
+export type { JsonValue } from "./json.ts";
 export {
   MAX_ATTEMPTS,
   MAX_BUDGET_USD,
@@ -68,15 +65,8 @@ export type {
   Usage,
 } from "./stream.ts";
 export type { MatchResult, ScoreReason, ScoreResult, SealedAssertion } from "./verdict.ts";
-export { check, checkOptions, closest, describe, editDistance } from "./options.ts";
-export type { OptionTable } from "./options.ts";
+export { check, checkOptions, closest, describe } from "./options.ts";
 export { randomHex8, realRandom } from "./random.ts";
-export {
-  credentialValues,
-  isCredentialName,
-  MIN_SECRET_LENGTH,
-  REDACTED,
-  Redactor,
-} from "./redact.ts";
+export { credentialValues, isCredentialName, Redactor } from "./redact.ts";
 export type { Random } from "./random.ts";
 export { VERSION } from "./version.ts";

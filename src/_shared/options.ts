@@ -8,7 +8,7 @@ import { isProxy } from "./brand.ts";
 import { MAX_TIMER_MS } from "./limits.ts";
 
 /** The option table of one definition kind. */
-export interface OptionTable {
+interface OptionTable {
   /** Accepted keys. */
   readonly known: readonly string[];
   /** Keys that must be present. */
@@ -91,7 +91,7 @@ export function closest(name: string, candidates: readonly string[]): string | u
 }
 
 /** Levenshtein distance over UTF-16 code units. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];

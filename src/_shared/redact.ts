@@ -5,10 +5,10 @@
  */
 
 /** What a credential value becomes. */
-export const REDACTED = "***";
+const REDACTED = "***";
 
 /** Shorter values are not redacted: they would match ordinary words and numbers. */
-export const MIN_SECRET_LENGTH = 6;
+const MIN_SECRET_LENGTH = 6;
 
 /**
  * A variable is a credential when its name (case-insensitive) is, or ends in `_` followed by, one

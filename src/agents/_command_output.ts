@@ -9,7 +9,7 @@ import type { AgentContext, CommandResult, StreamEvent, Turn, Usage } from "./ty
 const STDERR_TAIL = 2000;
 
 /** A line of `ndjson` output that is neither an event nor a known control line. */
-export class CommandOutputError extends Error {
+class CommandOutputError extends Error {
   /** The Attempt error code (authoring.md §7.4). */
   readonly code = "agent-invalid-turn";
 
@@ -19,7 +19,7 @@ export class CommandOutputError extends Error {
   }
 }
 
-/** Rule 2: one assistant message from trimmed stdout; a non-zero exit fails the turn. */
+/** Turns trimmed stdout into one assistant message; a non-zero exit fails the turn (rule 2). */
 export function textTurn(r: CommandResult): Turn {
   const events: StreamEvent[] = [];
   const text = r.stdout.trim();

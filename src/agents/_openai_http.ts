@@ -47,7 +47,7 @@ export interface CompletionReply {
 }
 
 /** One request to make. */
-export interface CompletionRequest {
+interface CompletionRequest {
   readonly agentName: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -157,7 +157,7 @@ function httpFailure(request: CompletionRequest, response: Response, text: strin
  * `Retry-After` in milliseconds: delta-seconds, or an HTTP date measured from the response's
  * `Date` header (the server's clock) or, without one, from the current time.
  */
-export function retryAfter(headers: Headers): number | undefined {
+function retryAfter(headers: Headers): number | undefined {
   const value = headers.get("retry-after")?.trim();
   if (!value) return undefined;
   if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);

@@ -18,7 +18,7 @@ export function problem(path: string, detail: string): Problem {
 }
 
 /** Joins a base path and a sub-path: `events[2]` + `operationId`, `data` + `[0]`. */
-export function joinPath(base: string, sub: string): string {
+function joinPath(base: string, sub: string): string {
   if (sub === "") return base;
   if (base === "") return sub;
   return sub.startsWith("[") ? `${base}${sub}` : `${base}.${sub}`;

@@ -10,7 +10,7 @@ import type { AgentContext, EvidenceCoverage, TurnInput, Usage } from "./types.t
 import { copyUsage, USAGE_FIELDS, validateUsage } from "./usage.ts";
 
 /** One scripted tool occurrence. */
-export interface ScriptTool {
+interface ScriptTool {
   name: string;
   /** @default {} */
   input?: JsonValue;
@@ -42,10 +42,10 @@ export interface ScriptReply {
 }
 
 /** Decides whether a rule answers: exact text, a pattern, or a predicate. */
-export type ScriptWhen = string | RegExp | ((input: TurnInput, ctx: AgentContext) => boolean);
+type ScriptWhen = string | RegExp | ((input: TurnInput, ctx: AgentContext) => boolean);
 
 /** A reply computed at send time. */
-export type ScriptReplyFunction = (
+type ScriptReplyFunction = (
   input: TurnInput,
   ctx: AgentContext,
 ) => ScriptReply | Promise<ScriptReply>;

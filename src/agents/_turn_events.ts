@@ -20,7 +20,7 @@ import type {
 } from "./types.ts";
 
 /** The checked events and the tool calls they describe. */
-export interface CheckedEvents {
+interface CheckedEvents {
   readonly events: StreamEvent[];
   readonly toolCalls: ToolCall[];
 }

@@ -45,7 +45,7 @@ export interface CommandAgentOptions {
 }
 
 /** A `passEnv` variable is missing on the host (authoring.md §8.3 rule 4). */
-export class CommandAgentConfigError extends Error {
+class CommandAgentConfigError extends Error {
   /** The Attempt error code. */
   readonly code = "agent-config-invalid";
 
@@ -135,7 +135,7 @@ interface Settings {
   readonly setup: string | undefined;
 }
 
-/** Rule 4: every `passEnv` variable must exist on the host; then the setup script runs. */
+/** Requires every `passEnv` variable on the host, then runs the setup script (rule 4). */
 async function runSetup(s: Settings, ctx: AgentContext): Promise<void> {
   const { env, secrets } = environment(s, ctx);
   if (s.setup === undefined) return;
@@ -170,7 +170,7 @@ async function send(s: Settings, input: TurnInput, ctx: AgentContext): Promise<T
   return await s.output(r, input, ctx);
 }
 
-/** Rule 1: `{{input}}` inside any argument, else the text appended as the last argument. */
+/** Puts the text at `{{input}}` inside any argument, else appends it as the last (rule 1). */
 function withInput(argv: readonly [string, ...string[]], text: string): [string, ...string[]] {
   if (!argv.some((a) => a.includes(INPUT_PLACEHOLDER))) return [...argv, text];
   return argv.map((a) => a.replaceAll(INPUT_PLACEHOLDER, text)) as [string, ...string[]];
@@ -204,7 +204,7 @@ function sandboxOf(ctx: AgentContext) {
   return ctx.sandbox;
 }
 
-/** Rule 5: command, input and output modes (functions as source), cwd, env, passEnv, setup. */
+/** Identity of command, modes (functions as source), cwd, env, passEnv and setup (rule 5). */
 function identityOf(s: Settings): JsonValue {
   const source = (v: unknown) => typeof v === "function" ? v.toString() : v as JsonValue;
   return {

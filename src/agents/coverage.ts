@@ -8,7 +8,7 @@ import { choices, expected, objectProblem, type Problem, problem } from "./_prob
 import type { CoverageChannel, CoverageEntry, EvidenceCoverage } from "./types.ts";
 
 /** The six channels, in declaration order. */
-export const COVERAGE_CHANNELS: readonly CoverageChannel[] = Object.freeze([
+const COVERAGE_CHANNELS: readonly CoverageChannel[] = Object.freeze([
   "events",
   "actions",
   "messages",

@@ -8,33 +8,24 @@
  * writes to stdout: it describes what an agent did and whether a failure may be retried; the
  * `attempt` and `scheduler` domains act on that.
  */
-export { AGENT_NAME_REGEXP, defineAgent, resolveAgent } from "./define_agent.ts";
+export { defineAgent, resolveAgent } from "./define_agent.ts";
 export {
   completeEvidenceCoverage,
-  COVERAGE_CHANNELS,
   evidenceCoverage,
   lowerCoverage,
   worstCoverage,
 } from "./coverage.ts";
 export { createAgentSession, createSessionSlot } from "./session.ts";
 export { classifyRejection, SendRejectedError } from "./send_failure.ts";
-export type { Rejection, SendRejectedErrorOptions } from "./send_failure.ts";
+export type { SendRejectedErrorOptions } from "./send_failure.ts";
 export { validateTurn } from "./validate_turn.ts";
-export type { TurnValidation, TurnValidationInfo } from "./validate_turn.ts";
-export { sumUsage, USAGE_FIELDS, validateUsage } from "./usage.ts";
-export type { Problem } from "./_problem.ts";
+export type { TurnValidationInfo } from "./validate_turn.ts";
+export { sumUsage, validateUsage } from "./usage.ts";
 export { scriptedAgent } from "./scripted_agent.ts";
 export { commandAgent } from "./command_agent.ts";
 export type { CommandAgentCommand, CommandAgentOptions } from "./command_agent.ts";
-export type {
-  ScriptedAgentOptions,
-  ScriptReply,
-  ScriptReplyFunction,
-  ScriptRule,
-  ScriptTool,
-  ScriptWhen,
-} from "./_script_options.ts";
-export { AgentConfigError, openAICompatibleAgent } from "./openai_agent.ts";
+export type { ScriptedAgentOptions, ScriptReply, ScriptRule } from "./_script_options.ts";
+export { openAICompatibleAgent } from "./openai_agent.ts";
 export type { HostEnvReader } from "./openai_agent.ts";
 export type { OpenAICompatibleAgentOptions, OpenAITool } from "./_openai_options.ts";
 export type {

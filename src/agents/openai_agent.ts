@@ -36,7 +36,7 @@ export type HostEnvReader = (name: string) => string | undefined;
  * code `agent-config-invalid`; it is never retried. Recognised by its `code`, so a copy of the
  * API or another built-in may throw its own error of the same shape.
  */
-export class AgentConfigError extends Error {
+class AgentConfigError extends Error {
   /** The attempt error code. */
   readonly code = "agent-config-invalid";
 

@@ -4,7 +4,7 @@ import { isPlainObject } from "../_shared/mod.ts";
 import type { RejectionReason, ResolvedAgent } from "./types.ts";
 
 /** How a rejected send may be retried. */
-export interface Rejection {
+interface Rejection {
   readonly reason: RejectionReason;
   /** A server's Retry-After, honoured as the minimum delay before the retry. */
   readonly retryAfterMs?: number;

@@ -21,7 +21,7 @@ export interface TurnValidationInfo {
 }
 
 /** The outcome of {@link validateTurn}. */
-export type TurnValidation =
+type TurnValidation =
   | { readonly ok: true; readonly record: TurnRecord }
   | { readonly ok: false; readonly path: string; readonly message: string };
 

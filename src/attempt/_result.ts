@@ -18,7 +18,7 @@ import type { RecordedFailure } from "./failure.ts";
 import type { AttemptState } from "./state.ts";
 
 /** What sealing reads of the runner's `RunDeps`; declared here so that only the runner imports. */
-export interface SealDeps {
+interface SealDeps {
   readonly clock: Clock;
   readonly pricing: PricingTable;
   readonly experiment: PlannedExperiment;

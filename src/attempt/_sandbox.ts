@@ -46,7 +46,7 @@ const GROUP_PHASES: Readonly<Record<string, GroupSandboxPhase>> = {
 };
 
 /** What the Attempt's sandbox needs from the runner. */
-export interface SandboxDeps {
+interface SandboxDeps {
   readonly runtime: SandboxRuntime;
   readonly state: AttemptState;
   readonly failures: FailureContext;
@@ -207,7 +207,7 @@ function common(
   };
 }
 
-/** Rule 34 (and rule 45 for create): the sandbox's code, phase and scope; never `timeout` here. */
+/** Records a sandbox failure's code, phase and scope, never `timeout` (rule 34; 45 for create). */
 function recordFailure(failure: SandboxFailure, deps: SandboxDeps): void {
   const found = classify(deps.failures, {
     phase: "sandbox",

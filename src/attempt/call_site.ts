@@ -44,10 +44,10 @@ interface V8ErrorConstructor {
 const V8_ERROR = Error as unknown as V8ErrorConstructor;
 
 /** A function that is on the stack of every capture: frames above its call are skipped. */
-export type FrameMarker = (...args: never[]) => unknown;
+type FrameMarker = (...args: never[]) => unknown;
 
 /** Where a thrown error came from in the project. */
-export interface ErrorTrace {
+interface ErrorTrace {
   /** `<project-relative file>:<line>:<column>` of the first user frame, or null. */
   readonly location: string | null;
   /**

@@ -12,7 +12,7 @@ import type { LineDeps } from "./session_line.ts";
 import type { Kind, SendInput, SessionHandle, TestContext, TurnHandle } from "./types.ts";
 
 /** The private signal `t.skip` throws; recognised by brand across API copies. */
-export const SKIP_KEY: unique symbol = Symbol.for("niceeval.skip") as never;
+const SKIP_KEY: unique symbol = Symbol.for("niceeval.skip") as never;
 
 /** True for the value `t.skip` throws. */
 export function isSkipSignal(value: unknown): boolean {

@@ -6,9 +6,7 @@
  * output.
  */
 export { abandonedResult, createAttemptRunner } from "./run_attempt.ts";
-export type { AttemptRunnerOptions } from "./run_attempt.ts";
 export { SandboxRuntime } from "./sandbox_runtime.ts";
-export type { SandboxRuntimeOptions } from "./sandbox_runtime.ts";
 export type {
   Conversation,
   EvalSandbox,

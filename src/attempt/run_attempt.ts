@@ -41,7 +41,7 @@ const AGENT_TEARDOWN_TIMEOUT_MS = 30_000;
 const OWN_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 
 /** What the runner needs besides the plan slot and the scheduler's control. */
-export interface AttemptRunnerOptions {
+interface AttemptRunnerOptions {
   readonly plan: Plan;
   /** Project root: call sites are reported relative to it. */
   readonly root: string;
@@ -60,7 +60,7 @@ export interface AttemptRunnerOptions {
 }
 
 /** Runs work with `console.*` output attributed to an Attempt's {@link AttemptState.log}. */
-export interface AttemptConsoleScope {
+interface AttemptConsoleScope {
   run<T>(target: { log(text: string): void }, work: () => T): T;
 }
 
@@ -95,7 +95,7 @@ export function createAttemptRunner(options: AttemptRunnerOptions): RunAttempt {
 }
 
 /** What one Attempt runs with. */
-export interface RunDeps extends AttemptRunnerOptions {
+interface RunDeps extends AttemptRunnerOptions {
   readonly experiment: PlannedExperiment;
   readonly evalDef: DiscoveredEval;
   /** Shared by the Attempts of one runner: it memoises how frame files map to the project. */

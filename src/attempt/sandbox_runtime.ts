@@ -18,7 +18,7 @@ import {
 } from "../sandbox/mod.ts";
 
 /** Options of {@link SandboxRuntime}. */
-export interface SandboxRuntimeOptions {
+interface SandboxRuntimeOptions {
   /** Providers with the host environment (creates happen through it). */
   readonly registry: ProviderRegistry;
   /** This process, read once at startup (sandboxes.md rule 92). */

@@ -41,7 +41,7 @@ export interface ExpOutput {
 }
 
 /** How the Invocation ended. */
-export interface EndInfo {
+interface EndInfo {
   readonly publishedRunIds: readonly string[];
   readonly completedAt: number;
   readonly completion: "completed" | "interrupted" | "failed";

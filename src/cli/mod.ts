@@ -4,6 +4,3 @@
  * scheduler, the attempt runner, the Record writer and the reporters) and holds no domain logic;
  * `process.ts` is the only process seam.
  */
-export { main } from "./main.ts";
-export type { Io, TextSink } from "./io.ts";
-export { runProcess } from "./process.ts";

@@ -75,7 +75,7 @@ export interface PlannedRun {
 }
 
 /** What {@link planRun} plans. */
-export interface PlanRunInput {
+interface PlanRunInput {
   readonly project: LoadedProject;
   readonly options: ExpOptions;
   readonly recordRoot: string;
@@ -203,7 +203,7 @@ function physicalSandboxes(
   });
 }
 
-/** CAP-2 defaults by provider name: built-in ones, else what the plan's custom providers say. */
+/** Looks up provider defaults by name: built-in, else the plan's custom providers (CAP-2). */
 function providerLookup(plan: Plan): (name: string) => ProviderDefaults | undefined {
   const custom = new Map<string, ProviderDefaults>();
   for (const slot of plan.slots) {

@@ -13,7 +13,7 @@ export const SIGNAL_DEDUPE_MS = 250;
 export type InterruptSignal = "SIGINT" | "SIGTERM";
 
 /** What {@link createSignalCounter} calls for the first, second and third counted signal. */
-export interface SignalCounterOptions {
+interface SignalCounterOptions {
   readonly clock: Pick<Clock, "now">;
   /** True when a launcher relays signals (`NICEEVAL_PARENT_PID` is set). */
   readonly relayed: boolean;

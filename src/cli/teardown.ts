@@ -71,7 +71,7 @@ function targetsOf(project: LoadedProject, selector: string): Target[] {
   }));
 }
 
-/** ORPH-7 and CMD-10: one status line per selected Experiment. */
+/** Compensates each selected Experiment and prints one status line each (ORPH-7, CMD-10). */
 async function compensate(mode: Mode, targets: readonly Target[]): Promise<number> {
   const { io } = mode;
   const width = Math.max(...targets.map((t) => t.experiment.id.length));
@@ -162,7 +162,7 @@ function hookOutput(io: Io): (event: RunEvent) => void {
   };
 }
 
-/** LEASE-10 without a token (CMD-11): the evidence; exit 0 iff the key is free. */
+/** Prints a lease key's evidence; exit 0 iff the key is free (LEASE-10 without a token, CMD-11). */
 async function inspect(mode: Mode, key: string): Promise<number> {
   const evidence = await inspectLease(key, { projectRoot: mode.project.root });
   const rows = evidenceRows(evidence);
@@ -199,7 +199,7 @@ function evidenceRows(evidence: LeaseEvidence): [string, string][] {
   ];
 }
 
-/** LEASE-10 with a token: recovery, or one of its refusals. */
+/** Recovers a lease with its token, or prints one of the refusals (LEASE-10 with a token). */
 async function recover(
   mode: Mode,
   key: string,

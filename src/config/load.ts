@@ -9,7 +9,7 @@ import { type ConfigDefinition, defineConfig } from "./define.ts";
 export const CONFIG_FILE = "niceeval.config.ts";
 
 /** Loads a user module and returns its namespace. */
-export type ModuleLoader = (path: string) => Promise<Record<string, unknown>>;
+type ModuleLoader = (path: string) => Promise<Record<string, unknown>>;
 
 /**
  * Imports the config module and checks its default export. Throws `config-missing`,

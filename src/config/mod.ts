@@ -6,5 +6,4 @@
 export { defineConfig, rampOf } from "./define.ts";
 export type { ConfigDefinition, ConfigOptions, PriceOptions, RampOptions } from "./define.ts";
 export { CONFIG_FILE, loadConfig } from "./load.ts";
-export type { ModuleLoader } from "./load.ts";
 export { missingEnvEntries, parseEnvFile } from "./env_file.ts";

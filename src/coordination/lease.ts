@@ -18,7 +18,7 @@ import { leaseDirOf } from "./paths.ts";
 import type { ProcessIdentity } from "./process_info.ts";
 
 /** LEASE_POLL_MS of `scheduling.md` §27. */
-export const LEASE_POLL_MS = 2_000;
+const LEASE_POLL_MS = 2_000;
 
 /** What a waiter learns each time it starts waiting (LEASE-6 `state-lease-waiting`). */
 export interface LeaseWaitingInfo {
@@ -27,7 +27,7 @@ export interface LeaseWaitingInfo {
 }
 
 /** Options of {@link acquireLease}. */
-export interface AcquireLeaseOptions {
+interface AcquireLeaseOptions {
   /** The project root; the lease lives under `.niceeval/coordination/leases/`. */
   projectRoot: string;
   experimentId: string;
@@ -51,7 +51,7 @@ export interface AcquireLeaseOptions {
 }
 
 /** Result of {@link HeldLease.release}; a failure means the lease was retained instead. */
-export type LeaseReleaseOutcome = { readonly ok: true } | {
+type LeaseReleaseOutcome = { readonly ok: true } | {
   readonly ok: false;
   readonly error: unknown;
 };
@@ -69,7 +69,7 @@ export interface HeldLease extends AsyncDisposable {
    * Idempotent: later calls return the first outcome.
    */
   release(): Promise<LeaseReleaseOutcome>;
-  /** LEASE-8 retain: drops the flock and writes nothing. Idempotent; no-op after release. */
+  /** Drops the flock and writes nothing; idempotent, a no-op after release (LEASE-8 retain). */
   retain(): void;
 }
 

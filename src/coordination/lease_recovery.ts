@@ -59,7 +59,7 @@ export async function inspectLease(
 }
 
 /** What the recovery teardown learns about the owner it compensates for. */
-export interface RecoveryTeardownContext {
+interface RecoveryTeardownContext {
   readonly owner: LeaseOwnerRecord;
   /** From the owner's teardown registration; undefined when none is left. */
   readonly selectedEvalIds: readonly string[] | undefined;
@@ -82,7 +82,7 @@ export interface RecoverLeaseOptions {
 }
 
 /** Exit-1 refusals and failures of {@link recoverLease}. */
-export type RecoverLeaseFailureCode =
+type RecoverLeaseFailureCode =
   | "shared-state-owner-alive"
   | "shared-state-token-mismatch"
   | "shared-state-recovery-failed";

@@ -82,7 +82,7 @@ export function leaseFileNames(g: number): { owner: string; released: string } {
 }
 
 /** `recovery-<g>-<n>.json`. */
-export function recoveryFileName(g: number, n: number): string {
+function recoveryFileName(g: number, n: number): string {
   return `recovery-${pad10(g)}-${pad10(n)}.json`;
 }
 

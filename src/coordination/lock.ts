@@ -17,7 +17,7 @@ export interface FileLock extends AsyncDisposable {
 }
 
 /** Options of {@link tryAcquireLock}. */
-export interface TryAcquireLockOptions {
+interface TryAcquireLockOptions {
   /** Written into the file once the lock is held (diagnostics only). */
   owner?: LockOwner;
   /**

@@ -22,7 +22,7 @@ export interface MachineSlotOwner {
 }
 
 /** One held machine slot; released by closing its file. */
-export interface MachineSlot {
+interface MachineSlot {
   readonly provider: string;
   readonly index: number;
   /** Idempotent. */

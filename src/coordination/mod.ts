@@ -7,7 +7,6 @@
  * It never runs hooks itself: teardowns arrive as functions, and outcomes go back as values.
  */
 export { acquireLock, readLockOwner, tryAcquireLock } from "./lock.ts";
-export type { FileLock, LockOwner, TryAcquireLockOptions } from "./lock.ts";
 export { stateDirOf } from "./state_dir.ts";
 export {
   MACHINE_SLOT_POLL_MS,
@@ -15,63 +14,27 @@ export {
   machineSlotPath,
   tryAcquireMachineSlot,
 } from "./machine_slots.ts";
-export type { MachineSlot, MachineSlotOwner } from "./machine_slots.ts";
+export type { MachineSlotOwner } from "./machine_slots.ts";
 export { lockRecordRoot } from "./root_lock.ts";
 export { coordinationDirOf, leaseDirOf, teardownsDirOf } from "./paths.ts";
 export {
   createProcessProbe,
   isoSeconds,
-  PROCESS_START_TOLERANCE_MS,
   readProcessIdentity,
   sameProcessStart,
   statFields,
 } from "./process_info.ts";
-export type { ProcessIdentity, ProcessProbe, ProcessProbeSeams } from "./process_info.ts";
+export type { ProcessIdentity, ProcessProbe } from "./process_info.ts";
 export { readJsonObject } from "./_fs.ts";
 export { createKeyedMutex } from "./keyed_mutex.ts";
 export type { KeyedMutex } from "./keyed_mutex.ts";
 export { deriveLeaseState } from "./lease_state.ts";
-export type {
-  LeaseOwnerRecord,
-  LeaseRecoveryRecord,
-  LeaseReleaseRecord,
-  LeaseState,
-} from "./lease_state.ts";
-export { acquireLease, LEASE_POLL_MS } from "./lease.ts";
-export type {
-  AcquireLeaseOptions,
-  HeldLease,
-  LeaseReleaseOutcome,
-  LeaseWaitingInfo,
-} from "./lease.ts";
+export type { LeaseOwnerRecord } from "./lease_state.ts";
+export { acquireLease } from "./lease.ts";
+export type { HeldLease, LeaseWaitingInfo } from "./lease.ts";
 export { inspectLease, recoverLease } from "./lease_recovery.ts";
-export type {
-  LeaseEvidence,
-  RecoverLeaseFailureCode,
-  RecoverLeaseOptions,
-  RecoverLeaseResult,
-  RecoveryTeardownContext,
-} from "./lease_recovery.ts";
+export type { LeaseEvidence, RecoverLeaseOptions, RecoverLeaseResult } from "./lease_recovery.ts";
 export { registerTeardown } from "./teardown_registry.ts";
-export type {
-  HeldRegistration,
-  RegisterTeardownOptions,
-  RegisterTeardownResult,
-  RemoveOutcome,
-  TeardownRegistration,
-} from "./teardown_registry.ts";
-export {
-  claimOrphan,
-  findOrphans,
-  listPendingOrphans,
-  removeOwnerRegistrations,
-  scanRegistrations,
-} from "./orphans.ts";
-export type {
-  ClaimedOrphan,
-  ClaimOrphanOptions,
-  RegistrationEntry,
-  RegistrationOwner,
-  RegistrationStatus,
-  ScanOptions,
-} from "./orphans.ts";
+export type { HeldRegistration, RegisterTeardownOptions } from "./teardown_registry.ts";
+export { claimOrphan, findOrphans, listPendingOrphans, scanRegistrations } from "./orphans.ts";
+export type { RegistrationEntry, ScanOptions } from "./orphans.ts";

@@ -20,7 +20,7 @@ import {
  * pid still runs with the recorded start. `other-host`: never touched. `unverified`: a check could
  * not be made (unreadable file, unknown liveness or start time), so it is left alone (fail closed).
  */
-export type RegistrationStatus = "orphan" | "live" | "other-host" | "unverified";
+type RegistrationStatus = "orphan" | "live" | "other-host" | "unverified";
 
 /** One registration file as seen by a scan. */
 export interface RegistrationEntry {
@@ -48,12 +48,12 @@ export interface ScanOptions {
 }
 
 /** Extra flock tries of a scan with a clock. */
-export const SCAN_BUSY_RETRIES = 3;
+const SCAN_BUSY_RETRIES = 3;
 /** Pause between those tries. */
-export const SCAN_BUSY_RETRY_MS = 50;
+const SCAN_BUSY_RETRY_MS = 50;
 
 /** A registration this process claimed; it holds the flock until `done()` or `abandon()`. */
-export interface ClaimedOrphan {
+interface ClaimedOrphan {
   /** The `.claimed` path. */
   readonly path: string;
   readonly registration: TeardownRegistration;
@@ -137,7 +137,7 @@ export async function listPendingOrphans(options: ScanOptions): Promise<string[]
 }
 
 /** Options of {@link claimOrphan}. */
-export interface ClaimOrphanOptions {
+interface ClaimOrphanOptions {
   /**
    * With a clock, a busy flock is retried `busyRetries` times `busyRetryMs` apart: another
    * process's scan holds it for a moment only, while a real claimer holds it for its teardown.
@@ -204,7 +204,7 @@ function claimedOrphan(
 }
 
 /** The recorded lease owner whose registrations explicit recovery removes (LEASE-10). */
-export interface RegistrationOwner {
+interface RegistrationOwner {
   readonly experimentId: string;
   readonly host: string;
   readonly pid: number;

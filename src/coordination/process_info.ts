@@ -5,7 +5,7 @@
  */
 
 /** Start times further apart than this mean the pid was reused. */
-export const PROCESS_START_TOLERANCE_MS = 2_000;
+const PROCESS_START_TOLERANCE_MS = 2_000;
 /** Kernel clock ticks per second of `/proc/<pid>/stat` (USER_HZ, 100 on every Linux ABI). */
 const CLOCK_TICKS_PER_SECOND = 100;
 
@@ -26,7 +26,7 @@ export interface ProcessProbe {
 }
 
 /** The system seams of {@link createProcessProbe}. */
-export interface ProcessProbeSeams {
+interface ProcessProbeSeams {
   /** Reads a text file (tests fake `/proc`). */
   readTextFile?: (path: string) => Promise<string>;
   /** Signals a process; signal 0 only checks existence. */

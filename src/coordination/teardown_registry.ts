@@ -48,7 +48,7 @@ export interface HeldRegistration {
 }
 
 /** Result of {@link registerTeardown}; a failure becomes `teardown-registration-write-failed`. */
-export type RegisterTeardownResult =
+type RegisterTeardownResult =
   | { readonly ok: true; readonly held: HeldRegistration }
   | { readonly ok: false; readonly error: unknown; readonly message: string };
 

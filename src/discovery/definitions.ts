@@ -7,7 +7,6 @@ import { brand, isBranded } from "../_shared/mod.ts";
 import { DefinitionError } from "../_shared/mod.ts";
 import type { JsonValue } from "../_shared/mod.ts";
 import { check, checkOptions, describe } from "../_shared/mod.ts";
-import type { Agent } from "../agents/mod.ts";
 import type { SandboxLayer } from "../sandbox/mod.ts";
 import type { ScoreTestContext, TestContext } from "./test_context.ts";
 
@@ -175,9 +174,6 @@ function sandboxOf(value: unknown, path: string): SandboxLayer {
 
 /** Exposes the sandbox check to the experiment definition module. */
 export { sandboxOf };
-
-/** Re-exported for the experiment module's agent check. */
-export type { Agent };
 
 /**
  * Defines a pass/fail eval: one test case, run against every experiment that selects it.

@@ -5,7 +5,7 @@
  * context contract `t` that the attempt domain implements, and the collected discovery issues.
  * It never plans, schedules or runs Attempts.
  */
-export { defineEval, defineEvalGroup, defineScoreEval, makeEval } from "./definitions.ts";
+export { defineEval, defineEvalGroup, defineScoreEval } from "./definitions.ts";
 export type {
   EvalDefinition,
   EvalGroupDefinition,
@@ -25,12 +25,10 @@ export type {
   FailureInfo,
 } from "./experiment.ts";
 export { discoverProject } from "./project.ts";
-export type { DiscoveredProject, DiscoverOptions } from "./project.ts";
-export type { DiscoveredEval, ModuleLoader } from "./evals.ts";
+export type { DiscoveredProject } from "./project.ts";
+export type { DiscoveredEval } from "./evals.ts";
 export type { DiscoveredExperiment } from "./experiments.ts";
-export { experimentIdOf } from "./experiments.ts";
 export type { DiscoveredGroup } from "./groups.ts";
-export { compareCodeUnits, sortIssues, throwOnErrors } from "./issues.ts";
 export type { DiscoveryIssue } from "./issues.ts";
 export type {
   Conversation,

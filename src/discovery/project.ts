@@ -20,7 +20,7 @@ export interface DiscoveredProject {
 }
 
 /** What to discover: `list` needs no experiments. */
-export interface DiscoverOptions {
+interface DiscoverOptions {
   readonly load: ModuleLoader;
   readonly experiments?: boolean;
 }

@@ -5,7 +5,7 @@
 import { isJsonValue, isPlainObject, type JsonValue } from "../_shared/mod.ts";
 
 /** Longest preview of a subject kept in `expected` / `received`. */
-export const PREVIEW_LIMIT = 200;
+const PREVIEW_LIMIT = 200;
 /** Longest argument text inside a match name. */
 const NAME_ARGUMENT_LIMIT = 60;
 
@@ -29,7 +29,7 @@ export function preview(value: unknown): JsonValue {
 }
 
 /** Source-like text of a value for names and previews: `/re/i`, `"text"`, `{"a":1}`. */
-export function sourceText(value: unknown): string {
+function sourceText(value: unknown): string {
   return sourceWithin(value, new Set());
 }
 

@@ -26,7 +26,7 @@ const RANK: Readonly<Record<CoverageEntry["status"], number>> = {
 };
 
 /** Worst coverage of `channel` over the turns in scope; the declared coverage without turns. */
-export function worstCoverage(snapshot: EvidenceSnapshot, channel: CoverageChannel): CoverageEntry {
+function worstCoverage(snapshot: EvidenceSnapshot, channel: CoverageChannel): CoverageEntry {
   if (snapshot.turns.length === 0) return snapshot.declaredCoverage[channel];
   let worst = snapshot.turns[0]?.coverage[channel] as CoverageEntry;
   for (const turn of snapshot.turns) {

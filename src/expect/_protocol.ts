@@ -10,10 +10,10 @@ import type { CoverageChannel, ToolCall } from "../agents/mod.ts";
 import type { BooleanMatch, MatchOutcome, MatchResult, ScoreMatch } from "./types.ts";
 
 /** Registry key of the match protocol. */
-export const MATCH_KEY: unique symbol = Symbol.for("niceeval.match") as never;
+const MATCH_KEY: unique symbol = Symbol.for("niceeval.match") as never;
 
 /** Version of the protocol object; bumped when its shape changes incompatibly. */
-export const MATCH_PROTOCOL_VERSION = 1;
+const MATCH_PROTOCOL_VERSION = 1;
 
 /** A value or a promise of it: matchers are synchronous unless a user function is async. */
 export type Maybe<T> = T | PromiseLike<T>;
@@ -60,13 +60,10 @@ export interface BooleanImpl extends ImplBase {
 }
 
 /** Protocol object of a measurement. */
-export interface ScoreImpl extends ImplBase {
+interface ScoreImpl extends ImplBase {
   readonly kind: "score";
   measure(subject: unknown): Maybe<MeasureOutcome>;
 }
-
-/** Any match as the protocol sees it. */
-export type AnyMatch = BooleanMatch<never, unknown> | ScoreMatch<never>;
 
 /** Creates a frozen Boolean match. */
 export function createBooleanMatch<M extends BooleanMatch<never, unknown>>(
@@ -109,7 +106,7 @@ export function createScoreMatch<T>(
 }
 
 /** A recognised match: its public face and its protocol object. */
-export type ReadMatch =
+type ReadMatch =
   | { readonly kind: "boolean"; readonly domain: string; readonly name: string; impl: BooleanImpl }
   | { readonly kind: "score"; readonly domain: "value"; readonly name: string; impl: ScoreImpl };
 

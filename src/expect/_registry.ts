@@ -9,12 +9,12 @@ import { isPromiseLike, type Maybe } from "./_protocol.ts";
 import type { Kind, SealedAssertion } from "./types.ts";
 
 /** What a registration names; everything else of the entry starts unconfigured. */
-export type EntrySpec = Pick<Entry, "entry" | "matcher" | "defaultCriterion" | "subject"> & {
+type EntrySpec = Pick<Entry, "entry" | "matcher" | "defaultCriterion" | "subject"> & {
   points?: number;
 };
 
 /** Where registrations read their group path and call site, and report authoring errors. */
-export interface RegistryContext {
+interface RegistryContext {
   groupPath(): readonly string[];
   /**
    * The user's call site. `below` is on the stack of every registration: the frames of its call

@@ -49,7 +49,7 @@ export function estimateTurnCost(
 }
 
 /** An estimate over several turns. */
-export interface CostEstimate {
+interface CostEstimate {
   /** Sum over the turns that have an estimate; `undefined` when none has one. */
   readonly usd: number | undefined;
   /** False when any turn has no estimate. */

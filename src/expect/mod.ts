@@ -7,12 +7,10 @@
  */
 export { and, not, or } from "./combinators.ts";
 export { estimateCost, estimateTurnCost, lookupPrice } from "./cost.ts";
-export type { CostEstimate } from "./cost.ts";
 export { defineScoreMatch, defineValueMatch } from "./custom_matchers.ts";
 export type { ScoreMatchDefinition, ValueMatchDefinition } from "./custom_matchers.ts";
 export { eventMatch } from "./event_matchers.ts";
 export type { MessageEventOptions, OperationEventOptions } from "./event_matchers.ts";
-export type { CostEstimator } from "./evidence.ts";
 export type {
   AssertionHandle,
   BoolHandle,
@@ -39,24 +37,18 @@ export {
 } from "./text_matchers.ts";
 export type { IncludesOptions } from "./text_matchers.ts";
 export { toolMatch } from "./tool_matchers.ts";
-export type { ToolConditions, ToolStatus } from "./tool_matchers.ts";
+export type { ToolConditions } from "./tool_matchers.ts";
 export type {
   BooleanMatch,
-  CountOption,
   EventMatch,
   EvidenceSnapshot,
   Kind,
   MatchOutcome,
   MatchResult,
-  PriceEntry,
   PricingTable,
   ScoreMatch,
-  ScoreReason,
-  ScoreResult,
   SealedAssertion,
   ToolMatch,
-  ValueMatch,
-  Verdict,
 } from "./types.ts";
 export {
   commandSucceeded,
@@ -68,11 +60,5 @@ export {
   matches,
   satisfies,
 } from "./value_matchers.ts";
-export type {
-  InferSchemaOutput,
-  JsonMatch,
-  StandardSchemaResult,
-  StandardSchemaV1,
-} from "./value_matchers.ts";
+export type { JsonMatch, StandardSchemaV1 } from "./value_matchers.ts";
 export { foldVerdict } from "./verdict.ts";
-export type { FoldInput, FoldResult } from "./verdict.ts";

@@ -16,7 +16,7 @@ import type { BooleanMatch, ToolMatch } from "./types.ts";
 import { type JsonMatch, jsonMatch } from "./value_matchers.ts";
 
 /** Status of a tool occurrence. */
-export type ToolStatus = ToolCall["status"];
+type ToolStatus = ToolCall["status"];
 
 /** Conditions of {@link toolMatch}, all evaluated on the same occurrence. */
 export interface ToolConditions {

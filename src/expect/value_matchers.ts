@@ -91,12 +91,12 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
 }
 
 /** Result of a Standard Schema validation. */
-export type StandardSchemaResult<Output> =
+type StandardSchemaResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
   | { readonly issues: ReadonlyArray<{ readonly message: string }> };
 
 /** The output type of a Standard Schema. */
-export type InferSchemaOutput<S extends StandardSchemaV1> = NonNullable<
+type InferSchemaOutput<S extends StandardSchemaV1> = NonNullable<
   S["~standard"]["types"]
 >["output"];
 

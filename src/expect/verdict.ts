@@ -2,7 +2,7 @@
 import type { Kind, ScoreReason, ScoreResult, SealedAssertion, Verdict } from "./types.ts";
 
 /** What the fold reads of an Attempt. */
-export interface FoldInput {
+interface FoldInput {
   readonly kind: Kind;
   /** Test threw, timeout, agent or sandbox failure, authoring error, `orstop-not-awaited`, … */
   readonly executionError: boolean;
@@ -12,7 +12,7 @@ export interface FoldInput {
 }
 
 /** The verdict and, for score evals, the score result. */
-export interface FoldResult {
+interface FoldResult {
   readonly verdict: Verdict;
   /** `null` for pass evals. */
   readonly score: ScoreResult | null;

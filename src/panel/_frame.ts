@@ -11,7 +11,7 @@ export const MAX_BOX_WIDTH = 120;
 export const MIN_BOX_WIDTH = 60;
 
 /** A framed panel before layout. */
-export interface Frame {
+interface Frame {
   readonly title: string;
   readonly note: string | null;
   /** Sections in order; a section with a name gets a divider (`├─ NAME ──┤`). */
@@ -20,7 +20,7 @@ export interface Frame {
 }
 
 /** How a frame is laid out. */
-export interface FrameLayout {
+interface FrameLayout {
   readonly width: number;
   readonly boxed: boolean;
   readonly color: boolean;

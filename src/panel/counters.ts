@@ -6,7 +6,7 @@ import type { Counters } from "./state.ts";
 const DROP_ORDER = ["skipped", "errored", "failed", "reused", "passed", "queued"] as const;
 
 /** The items of the counters line in display order; `backoff` only when non-zero (RUN-5). */
-export function counterItems(c: Counters): [name: keyof Counters, value: number][] {
+function counterItems(c: Counters): [name: keyof Counters, value: number][] {
   const items: [keyof Counters, number][] = [
     ["total", c.total],
     ["reused", c.reused],

@@ -19,7 +19,7 @@ export const TICK_MS = 1_000;
 const FALLBACK_COLUMNS = 80;
 
 /** The terminal stream the panel is drawn on. */
-export interface PanelSink {
+interface PanelSink {
   write(text: string): void;
   /** Terminal columns, when known. */
   columns(): number | undefined;
@@ -28,7 +28,7 @@ export interface PanelSink {
 }
 
 /** Options of {@link LiveWriter}. */
-export interface LiveWriterOptions {
+interface LiveWriterOptions {
   /** Where the panel is drawn (stderr, OUT-H1). */
   readonly panel: PanelSink;
   /** Where permanent lines go (stdout). */

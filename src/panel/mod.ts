@@ -7,21 +7,11 @@
  * `RunEvent`s; it never schedules, writes the Record or prints permanent panels.
  */
 export { createPanelState } from "./state.ts";
-export type {
-  AttemptRow,
-  BackoffView,
-  Counters,
-  PanelStart,
-  PanelState,
-  ScopeRow,
-} from "./state.ts";
+export type { Counters, PanelStart, PanelState } from "./state.ts";
 export { reducePanel } from "./reduce.ts";
 export { CounterTally } from "./tally.ts";
-export { counterItems, countersBalanced, countersLine } from "./counters.ts";
-export { MAX_ACTIVE_ROWS, NARROW_ROW_WIDTH, renderPanel } from "./render.ts";
-export type { RenderOptions } from "./render.ts";
+export { countersLine } from "./counters.ts";
+export { renderPanel } from "./render.ts";
 export { FRAME_MS, LiveWriter, TICK_MS } from "./live_writer.ts";
-export type { LiveWriterOptions, PanelSink } from "./live_writer.ts";
 export { HEARTBEAT_SILENCE_MS, heartbeatLine, SilenceTimer } from "./heartbeat.ts";
-export { DEFAULT_WIDTH, humanMode } from "./mode.ts";
-export type { HumanMode, TerminalFacts } from "./mode.ts";
+export { humanMode } from "./mode.ts";

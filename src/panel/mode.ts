@@ -2,7 +2,7 @@
 import { MIN_BOX_WIDTH } from "./_frame.ts";
 
 /** The terminal facts the choice depends on. */
-export interface TerminalFacts {
+interface TerminalFacts {
   /** Environment snapshot (`CI`, `TERM`, `NO_COLOR`). */
   readonly env: Readonly<Record<string, string>>;
   readonly stdoutIsTerminal: boolean;
@@ -12,7 +12,7 @@ export interface TerminalFacts {
 }
 
 /** How `exp` speaks to a human. */
-export interface HumanMode {
+interface HumanMode {
   /** Live panel on stderr (OUT-H1); else plain, append-only output. */
   readonly live: boolean;
   /** `NO_COLOR` is set and non-empty: no colour, no boxes anywhere. */
@@ -26,7 +26,7 @@ export interface HumanMode {
 }
 
 /** Width assumed when the terminal does not say (OUT-H2). */
-export const DEFAULT_WIDTH = 80;
+const DEFAULT_WIDTH = 80;
 
 /** Decides live or plain mode, boxes and colour. */
 export function humanMode(facts: TerminalFacts): HumanMode {

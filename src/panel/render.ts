@@ -9,14 +9,14 @@ import { countersLine } from "./counters.ts";
 import type { AttemptRow, PanelState, ScopeRow } from "./state.ts";
 
 /** Below this width an Attempt row is `● <evalId> <activity>` (OUT-H17). */
-export const NARROW_ROW_WIDTH = 40;
+const NARROW_ROW_WIDTH = 40;
 /** At most this many ACTIVE rows, and never more than the terminal rows minus 6 (OUT-H7). */
-export const MAX_ACTIVE_ROWS = 12;
+const MAX_ACTIVE_ROWS = 12;
 /** Width of the elapsed column: `1m 42s` and `1h 03m` are the widest formats. */
 const ELAPSED_WIDTH = 6;
 
 /** Terminal facts and time a frame is rendered for. */
-export interface RenderOptions {
+interface RenderOptions {
   /** Terminal columns. */
   readonly width: number;
   /** Epoch ms the elapsed times are computed at. */

@@ -38,7 +38,7 @@ export interface Counters {
 }
 
 /** A send backoff in progress (W14/W15, RETRY-4). */
-export interface BackoffView {
+interface BackoffView {
   readonly reason: string;
   readonly retry: number;
   readonly maxRetries: number;

@@ -73,7 +73,7 @@ function keyOf(decision: { readonly reason: string; readonly detail: string | nu
 }
 
 /** The physical side of a plan, resolved before `buildPlan` (`sandboxPairs` → registry). */
-export interface PlanSandboxes {
+interface PlanSandboxes {
   /** Physical sandboxes by `pairKey`; pairs of direct agents have none. */
   readonly sandboxes?: ReadonlyMap<string, PlannedSandbox>;
   /** Problems found while resolving them (`sandbox-config-invalid`), reported with the rest. */

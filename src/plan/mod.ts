@@ -6,28 +6,18 @@
  * physical sandboxes are resolved by the caller and passed in.
  */
 export { buildPlan } from "./build.ts";
-export type { CarryDecider, PlanSandboxes, PlanSettings, SlotKey } from "./build.ts";
-export {
-  experimentProviders,
-  groupProblems,
-  pairingProblems,
-  pairKey,
-  sandboxPairs,
-  throwProblems,
-} from "./sandbox.ts";
+export type { CarryDecider, PlanSettings, SlotKey } from "./build.ts";
+export { experimentProviders, sandboxPairs } from "./sandbox.ts";
 export type { PairingProblem } from "./sandbox.ts";
 export { matchExperimentIds, select, selectExperiments } from "./select.ts";
-export type { SelectedExperiment, Selection, SelectionInput } from "./select.ts";
+export type { Selection } from "./select.ts";
 export type {
   CarryDecision,
   CarrySource,
-  PairLayer,
   Plan,
   PlannedExperiment,
   PlannedSandbox,
   PlannedSlot,
   RerunTier,
   RunReason,
-  SandboxPair,
-  SandboxReuse,
 } from "./types.ts";

@@ -3,7 +3,7 @@ import { errorMessage, UsageError } from "../_shared/mod.ts";
 import type { DiscoveredEval, DiscoveredExperiment, EvalDescriptor } from "../discovery/mod.ts";
 
 /** What the command line selects. */
-export interface SelectionInput {
+interface SelectionInput {
   /** First positional of `exp`, if any. */
   readonly selector?: string;
   /** Further positionals: eval-ID prefixes (OR). */

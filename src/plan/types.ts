@@ -80,7 +80,7 @@ export interface PlannedSlot {
 export type PairLayer = PhysicalLayer;
 
 /** How the Attempts of a pair get their physical sandbox. */
-export type SandboxReuse = "fresh" | "pool" | "group";
+type SandboxReuse = "fresh" | "pool" | "group";
 
 /** An (Experiment, Eval) pair of a sandbox agent with exactly one template (rule 2). */
 export interface SandboxPair {

@@ -72,7 +72,7 @@ export type Job =
  * their text instead of the whole result. Serializing can fail (an event that is not JSON); the
  * failure is kept and becomes the write's failure when the job runs, as for any file.
  */
-export type SettledFiles =
+type SettledFiles =
   | { readonly ok: true; readonly files: readonly FileText[] }
   | { readonly ok: false; readonly error: unknown };
 

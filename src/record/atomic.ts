@@ -44,10 +44,10 @@ export interface FileText {
 }
 
 /** fsyncs an open file that was written at `path`; the seam tests use to observe file fsyncs. */
-export type FileSyncer = (file: Deno.FsFile, path: string) => Promise<void>;
+type FileSyncer = (file: Deno.FsFile, path: string) => Promise<void>;
 
 /** How an atomic write fsyncs the files it writes and the target directory. */
-export interface AtomicOptions {
+interface AtomicOptions {
   /** Shares directory fsyncs with concurrent writes; each write still waits for its own. */
   readonly syncer?: DirectorySyncer;
   /**
@@ -166,12 +166,12 @@ export async function createExclusive(
 }
 
 /** fsyncs a written file so that its contents are durable before it is renamed or published. */
-export function syncFile(file: Deno.FsFile, _path: string): Promise<void> {
+function syncFile(file: Deno.FsFile, _path: string): Promise<void> {
   return file.sync();
 }
 
 /** fsyncs a directory so that renames and creations inside it are durable. */
-export async function syncDirectory(dir: string): Promise<void> {
+async function syncDirectory(dir: string): Promise<void> {
   const handle = await Deno.open(dir, READ);
   try {
     await handle.sync();

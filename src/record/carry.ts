@@ -14,7 +14,7 @@ import type { PublishedRun, RecordReader, StoredAttempt } from "./reader.ts";
 import type { RunDoc } from "./schema.ts";
 
 /** One ordinal of a source Run. */
-export interface Candidate {
+interface Candidate {
   readonly run: PublishedRun;
   readonly ordinal: number;
   /** The Attempt that filled it, when it executed or was carried. */
@@ -26,7 +26,7 @@ export interface Candidate {
 }
 
 /** Source Run and ordinal candidates of every (experiment, eval). */
-export type Candidates = ReadonlyMap<
+type Candidates = ReadonlyMap<
   string,
   { readonly run: PublishedRun; readonly ordinals: ReadonlyMap<number, Candidate> }
 >;

@@ -7,7 +7,7 @@ import type { JsonValue } from "../_shared/mod.ts";
 export const SCHEMA_VERSION = 1;
 
 /** One expected slot of a Run. */
-export interface ExpectedSlot {
+interface ExpectedSlot {
   readonly slotId: string;
   readonly evalId: string;
   readonly ordinal: number;
@@ -18,7 +18,7 @@ export interface ExpectedSlot {
 }
 
 /** Everything `run.json` holds besides completion. */
-export interface RunHeader {
+interface RunHeader {
   readonly runId: string;
   readonly invocationId: string;
   readonly experimentId: string;

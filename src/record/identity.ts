@@ -55,7 +55,7 @@ export interface PlanIdentity {
 type DefinedLayer = NonNullable<DiscoveredExperiment["definition"]["sandbox"]>;
 
 /** What {@link planIdentityOf} fingerprints besides the selection. */
-export interface PlanIdentityOptions {
+interface PlanIdentityOptions {
   /** The project root that eval files are relative to. */
   readonly root: string;
   /** Every discovered eval; the selection names them by ID. */
@@ -108,7 +108,7 @@ export async function planIdentityOf(
 }
 
 /** The identity fields of one planned slot. */
-export interface SlotIdentity {
+interface SlotIdentity {
   readonly slotId: string;
   readonly configHash: string;
   readonly inputFingerprint: string;
@@ -116,7 +116,7 @@ export interface SlotIdentity {
 }
 
 /** One planned slot, as {@link slotIdentifier} identifies it. */
-export interface SlotRef {
+interface SlotRef {
   /** The slot's experiment. */
   readonly experimentId: string;
   /** The slot's eval. */

@@ -45,7 +45,7 @@ export interface StoredAttempt {
 }
 
 /** What a scan of the root found. */
-export interface RecordScan {
+interface RecordScan {
   readonly runs: readonly PublishedRun[];
   /** Run directories without a valid `complete` marker. */
   readonly unpublished: readonly string[];
@@ -449,7 +449,7 @@ async function listDir(root: string, dir: string, runDir: string | null = null) 
   return entries;
 }
 
-/** REC-10: a Run is published iff `complete` is a zero-byte regular file. */
+/** True iff the Run's `complete` is a zero-byte regular file, which publishes it (REC-10). */
 async function isPublished(dir: string): Promise<boolean> {
   try {
     const info = await Deno.lstat(join(dir, "complete"));
@@ -477,7 +477,7 @@ function memberProblem(doc: MemberDoc, slotId: string, runId: string): string | 
 }
 
 /** Recomputes a verdict from a stored Attempt (REC-6). */
-export function verdictOf(doc: AttemptDoc, assertions: AssertionsDoc): StoredAttempt["verdict"] {
+function verdictOf(doc: AttemptDoc, assertions: AssertionsDoc): StoredAttempt["verdict"] {
   if (doc.outcome === "interrupted") return "interrupted";
   if (doc.outcome === "errored") return "errored";
   if (doc.outcome === "cancelled" || doc.skipReason !== null) return "skipped";

@@ -7,7 +7,7 @@ import pc from "picocolors";
 import stringWidth from "string-width";
 
 /** A box never spans more than this many columns (OUT-H2). */
-export const MAX_BOX_WIDTH = 120;
+const MAX_BOX_WIDTH = 120;
 
 /** One panel of permanent output. */
 export interface BoxPanel {

@@ -12,7 +12,7 @@ import { type BoxLayout, type BoxPanel, padWidth, panelsLines, textWidth, UNBOXE
 import { type Headline, isGap, type RunSummary, type SlotReport } from "./summary.ts";
 
 /** An adaptive ramp as PLAN shows it (OUT-1); passed only when the run ramps. */
-export interface PlanRamp {
+interface PlanRamp {
   readonly from: number;
   readonly to: number;
   readonly source: "flag" | "config";
@@ -21,7 +21,7 @@ export interface PlanRamp {
 }
 
 /** What the PLAN panel shows. */
-export interface PlanInfo {
+interface PlanInfo {
   readonly plan: Plan;
   readonly cap: number;
   readonly capAnnotation: string;
@@ -33,7 +33,7 @@ export interface PlanInfo {
 }
 
 /** The PLAN panel (OUT-H5, OUT-1, OUT-2). */
-export function planPanel(info: PlanInfo): BoxPanel {
+function planPanel(info: PlanInfo): BoxPanel {
   const { plan } = info;
   const capped = plan.experiments
     .filter((e) => e.maxConcurrency !== null)
@@ -105,7 +105,7 @@ export function attemptLines(result: AttemptResult, locator: string): string[] {
 }
 
 /** What the end panels need besides the summary. */
-export interface EndOptions {
+interface EndOptions {
   readonly plan: Plan;
   readonly wallMs: number;
   readonly runIds: readonly string[];
@@ -115,7 +115,7 @@ export interface EndOptions {
 }
 
 /** Headline, RESULTS, FAILURES (only when something failed or errored) and NEXT (OUT-H11). */
-export function endPanels(summary: RunSummary, options: EndOptions): BoxPanel[] {
+function endPanels(summary: RunSummary, options: EndOptions): BoxPanel[] {
   const failures = failuresPanel(summary);
   return [
     headlinePanel(summary, options.wallMs),
@@ -186,7 +186,7 @@ function resultsPanel(summary: RunSummary, plan: Plan): BoxPanel {
 }
 
 /** The RESULTS wording of one (experiment, eval) (OUT-H13). */
-export function evalResultText(rows: readonly SlotReport[]): string {
+function evalResultText(rows: readonly SlotReport[]): string {
   const count = (pred: (r: SlotReport) => boolean) => rows.filter(pred).length;
   const notNeeded = count((r) => r.reason === "early-exit" && r.verdict === null);
   const n = rows.length - notNeeded;
@@ -281,7 +281,7 @@ function atLocation(error: { readonly location?: string | null }): string {
 }
 
 /** A JSON value as shown in human output: strings bare, everything else as JSON. */
-export function showValue(value: JsonValue): string {
+function showValue(value: JsonValue): string {
   return typeof value === "string" ? oneLine(value) : JSON.stringify(value);
 }
 

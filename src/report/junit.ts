@@ -5,7 +5,7 @@ import { assertionShape, firstFailure } from "./human.ts";
 import type { RunSummary, SlotReport } from "./summary.ts";
 
 /** What a testsuite needs besides its rows. */
-export interface JunitRun {
+interface JunitRun {
   readonly experimentIndex: number;
   readonly runId: string;
   readonly agent: string;

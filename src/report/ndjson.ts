@@ -7,7 +7,7 @@ import { evalGroups, evalLine, type NdjsonLine } from "./_eval_line.ts";
 import type { Headline, RunSummary } from "./summary.ts";
 
 /** Fields of the `start` line that the reporter cannot derive from the plan. */
-export interface StartInfo {
+interface StartInfo {
   readonly invocationId: string;
   readonly startedAt: number;
   readonly recordRoot: string;
@@ -18,7 +18,7 @@ export interface StartInfo {
 }
 
 /** Fields of the `receipt` line. */
-export interface ReceiptInfo {
+interface ReceiptInfo {
   readonly invocationId: string;
   readonly runIds: readonly string[];
   readonly recordRoot: string;

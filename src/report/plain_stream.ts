@@ -12,7 +12,7 @@ import { attemptLines, hasAttemptLines } from "./human.ts";
 const EXPANDED_FAILURES = 10;
 
 /** Options of {@link PermanentLines}. */
-export interface PermanentLinesOptions {
+interface PermanentLinesOptions {
   /** Colour the leading `✗` and `!` (a terminal without `NO_COLOR`). */
   readonly color?: boolean;
 }

@@ -16,7 +16,7 @@ export interface ShowRow {
 }
 
 /** The Attempt of a row. */
-export interface ShowAttempt {
+interface ShowAttempt {
   readonly attemptId: string;
   readonly originRunId: string;
   readonly verdict: string;

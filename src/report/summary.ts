@@ -29,7 +29,7 @@ export function reportedResult(result: AttemptResult): AttemptResult {
 }
 
 /** How a slot ended up. */
-export type SlotState = "executed" | "carried" | "not-dispatched" | "errored-undispatched";
+type SlotState = "executed" | "carried" | "not-dispatched" | "errored-undispatched";
 
 /** One planned slot as reported. */
 export interface SlotReport {

@@ -20,7 +20,7 @@ import type {
 } from "./types.ts";
 
 /** What the file operations need from their facade. */
-export interface FileOpsContext {
+interface FileOpsContext {
   readonly handle: SandboxHandle;
   readonly clock: Clock;
   readonly random: Random;

@@ -14,7 +14,7 @@ import type {
 } from "./types.ts";
 
 /** The key of a layer's state. */
-export const LAYER_STATE_KEY: unique symbol = Symbol.for("niceeval.sandbox-layer.state") as never;
+const LAYER_STATE_KEY: unique symbol = Symbol.for("niceeval.sandbox-layer.state") as never;
 
 /** A `defineSandbox` provider as the layer carries it. */
 export interface CustomSandboxDefinition {
@@ -26,7 +26,7 @@ export interface CustomSandboxDefinition {
 }
 
 /** One setup or teardown hook in declaration order. */
-export interface LayerHook {
+interface LayerHook {
   readonly kind: "setup" | "teardown";
   readonly fn: SandboxHook;
 }

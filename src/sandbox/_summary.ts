@@ -3,14 +3,14 @@ import { SandboxCommandError } from "./errors.ts";
 import type { CommandResult, ExecCommand } from "./types.ts";
 
 /** Longest command summary kept in evidence. */
-export const SUMMARY_MAX_CHARS = 200;
+const SUMMARY_MAX_CHARS = 200;
 /** Characters of output quoted by `SandboxCommandError`. */
-export const OR_THROW_TAIL_CHARS = 2000;
+const OR_THROW_TAIL_CHARS = 2000;
 
 const PLAIN_ARG_REGEXP = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
 /** Replaces every non-empty sensitive value with `***`, longest first. */
-export function redact(text: string, values: readonly string[]): string {
+function redact(text: string, values: readonly string[]): string {
   const sorted = values.filter((v) => v !== "").sort((a, b) => b.length - a.length);
   let out = text;
   for (const value of sorted) out = out.split(value).join("***");
@@ -18,7 +18,7 @@ export function redact(text: string, values: readonly string[]): string {
 }
 
 /** Quotes one argument the way a POSIX shell would read it back. */
-export function quoteArg(arg: string): string {
+function quoteArg(arg: string): string {
   if (PLAIN_ARG_REGEXP.test(arg)) return arg;
   return `'${arg.replaceAll("'", `'\\''`)}'`;
 }
@@ -32,13 +32,13 @@ export function commandSummary(command: ExecCommand, sensitive: readonly string[
 }
 
 /** Cuts `text` to `max` characters, marking the cut with `…`. */
-export function truncate(text: string, max: number): string {
+function truncate(text: string, max: number): string {
   const chars = [...text];
   return chars.length <= max ? text : chars.slice(0, max - 1).join("") + "…";
 }
 
 /** The last `max` characters of `text`. */
-export function tail(text: string, max: number): string {
+function tail(text: string, max: number): string {
   return text.length <= max ? text : text.slice(text.length - max);
 }
 

@@ -36,7 +36,7 @@ import type {
 } from "./types.ts";
 
 /** Steps 8 and 10, owned by the agent domain. */
-export interface AgentSandboxSteps {
+interface AgentSandboxSteps {
   /** Step 8: verify or install the agent's program. */
   ensure?(sb: SandboxOps, signal: AbortSignal): Promise<void>;
   /** Step 10: returns the agent teardown, which is pushed onto the stack. */
@@ -44,7 +44,7 @@ export interface AgentSandboxSteps {
 }
 
 /** What every Attempt sandbox needs. */
-export interface AttemptSandboxCommon {
+interface AttemptSandboxCommon {
   readonly clock: Clock;
   readonly random: Random;
   /** The Attempt's signal (deadline, interrupt, early exit). */
@@ -84,7 +84,7 @@ export interface FreshSandboxOptions extends AttemptSandboxCommon {
 }
 
 /** Options of {@link openLeasedSandbox}. */
-export interface LeasedSandboxOptions extends AttemptSandboxCommon {
+interface LeasedSandboxOptions extends AttemptSandboxCommon {
   readonly pool: Pool;
   /** The Attempt's `timeoutMs`, or `undefined` without one. */
   readonly timeoutMs: number | undefined;

@@ -8,10 +8,10 @@ import type { ProviderRegistry } from "./registry.ts";
 import type { SandboxLayer } from "./types.ts";
 
 /** What preparing a key did: the provider's answer, or `none` when it has no artifacts. */
-export type ArtifactSource = "cache" | "pulled" | "built" | "none";
+type ArtifactSource = "cache" | "pulled" | "built" | "none";
 
 /** Prepares `key` of the provider plan `plan` made from `template`; rejects when it cannot. */
-export async function prepareArtifact(
+async function prepareArtifact(
   registry: ProviderRegistry,
   o: {
     readonly template: SandboxLayer;

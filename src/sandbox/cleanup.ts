@@ -64,7 +64,7 @@ const KINDS: Record<
 };
 
 /** One entry; `run` gets a fresh signal that aborts when its bound passes. */
-export interface CleanupEntry {
+interface CleanupEntry {
   readonly kind: CleanupKind;
   /** The physical sandbox concerned, for diagnostics. */
   readonly sandboxId?: string;
@@ -83,7 +83,7 @@ export interface CleanupDiagnostic extends SandboxDiagnostic {
 }
 
 /** Options of {@link CleanupStack}. */
-export interface CleanupStackOptions {
+interface CleanupStackOptions {
   readonly clock: Clock;
   /** Aborts on the second interrupt. */
   readonly force?: AbortSignal;

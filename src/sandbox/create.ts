@@ -14,9 +14,9 @@ import type {
 } from "./types.ts";
 
 /** Create tries per sandbox. */
-export const CREATE_TRIES = 4;
+const CREATE_TRIES = 4;
 /** Base delay before the second try. */
-export const CREATE_BASE_DELAY_MS = 1000;
+const CREATE_BASE_DELAY_MS = 1000;
 
 const RATE_LIMIT_REGEXP = /\b429\b|toomanyrequests|rate.?limit/i;
 const REJECTED_REGEXP =
@@ -25,10 +25,10 @@ const AMBIGUOUS_REGEXP =
   /ECONNRESET|EPIPE|ETIMEDOUT|timed? ?out|\b5\d\d\b|fetch failed|other side closed/i;
 
 /** Added to the Attempt timeout for the requested lifetime (rule 48). */
-export const LIFETIME_RESERVE_MS = 300_000;
+const LIFETIME_RESERVE_MS = 300_000;
 
 /** Provider default lifetimes (rule 48); providers not listed are unlimited. */
-export const DEFAULT_LIFETIME_MS: Readonly<Record<string, number>> = Object.freeze({
+const DEFAULT_LIFETIME_MS: Readonly<Record<string, number>> = Object.freeze({
   docker: 24 * 3_600_000,
   e2b: 3_600_000,
   vercel: 45 * 60_000,
@@ -49,7 +49,7 @@ export function requestedLifetimeMs(
 }
 
 /** Options of {@link createWithRetry}. */
-export interface CreateWithRetryOptions {
+interface CreateWithRetryOptions {
   /** The stamp without its token; each try adds a new one. */
   readonly owner: Omit<OwnerStamp, "provisionToken">;
   /** `Infinity` when unlimited. */
@@ -65,7 +65,7 @@ export interface CreateWithRetryOptions {
 }
 
 /** A created sandbox and what it took. */
-export interface CreateOutcome {
+interface CreateOutcome {
   readonly handle: SandboxHandle;
   readonly tries: number;
   readonly provisionToken: string;
@@ -74,12 +74,12 @@ export interface CreateOutcome {
 }
 
 /** A provision token: 32 lowercase hex digits. */
-export function provisionToken(random: Random): string {
+function provisionToken(random: Random): string {
   return random.uuid().replaceAll("-", "").toLowerCase();
 }
 
 /** Delay before try `k + 2`. */
-export function createRetryDelayMs(k: number, random: Random): number {
+function createRetryDelayMs(k: number, random: Random): number {
   return CREATE_BASE_DELAY_MS * 2 ** k * (0.5 + random.next());
 }
 
@@ -97,7 +97,7 @@ export function classifyTransportError(error: unknown): CreateErrorClass {
 }
 
 /** The class of a create failure: a `ProviderError`'s kind, else the provider's own answer. */
-export function classifyCreateFailure(provider: SandboxProvider, error: unknown): CreateErrorClass {
+function classifyCreateFailure(provider: SandboxProvider, error: unknown): CreateErrorClass {
   if (hasErrorName(error, "ProviderError")) {
     const kind = (error as { kind?: unknown }).kind;
     if (kind === "rate_limit" || kind === "rejected" || kind === "ambiguous" || kind === "fatal") {

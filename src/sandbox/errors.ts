@@ -113,7 +113,7 @@ export class SandboxPathError extends SandboxError {
 }
 
 /** Data of a failed create (rule 45). */
-export interface CreateFailure {
+interface CreateFailure {
   readonly provider: string;
   readonly class: CreateErrorClass;
   readonly tries: number;

@@ -7,9 +7,9 @@ import { type Clock, type Random, sleep } from "../_shared/mod.ts";
 import { isSandboxError } from "./errors.ts";
 
 /** Tries in total. */
-export const FILE_OP_TRIES = 3;
+const FILE_OP_TRIES = 3;
 /** Base delay before the second try. */
-export const FILE_OP_BASE_DELAY_MS = 200;
+const FILE_OP_BASE_DELAY_MS = 200;
 
 const TRANSIENT_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "EAI_AGAIN"]);
 const TRANSIENT_TEXT_REGEXP =
@@ -17,7 +17,7 @@ const TRANSIENT_TEXT_REGEXP =
 const NEVER_NAMES = new Set(["AbortError", "TimeoutError", "NotFound", "PermissionDenied"]);
 
 /** Options of {@link withFileRetry}. */
-export interface FileRetryOptions {
+interface FileRetryOptions {
   readonly clock: Clock;
   readonly random: Random;
   readonly signal?: AbortSignal;
@@ -41,7 +41,7 @@ export function isTransientFileError(error: unknown): boolean {
 }
 
 /** Delay before try `k + 2`, for `k = 0, 1`. */
-export function fileRetryDelayMs(k: number, random: Random): number {
+function fileRetryDelayMs(k: number, random: Random): number {
   return FILE_OP_BASE_DELAY_MS * 2 ** k * (0.5 + random.next());
 }
 

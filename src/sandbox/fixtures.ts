@@ -9,7 +9,7 @@ import { withFileRetry } from "./file_retry.ts";
 import type { ExecCommand, SandboxHandle } from "./types.ts";
 
 /** What {@link copyFixtures} needs. */
-export interface FixtureCopyOptions {
+interface FixtureCopyOptions {
   readonly signal: AbortSignal;
   readonly clock: Clock;
   readonly random: Random;

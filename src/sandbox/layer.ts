@@ -23,7 +23,7 @@ import type {
 } from "./types.ts";
 
 /** Names that `defineSandbox` may not take. */
-export const BUILTIN_PROVIDER_NAMES: readonly string[] = ["local", "docker", "e2b", "vercel"];
+const BUILTIN_PROVIDER_NAMES: readonly string[] = ["local", "docker", "e2b", "vercel"];
 
 const CUSTOM_NAME_REGEXP = /^[a-z][a-z0-9-]{0,31}$/;
 const ENV_NAME_REGEXP = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -183,7 +183,7 @@ export function isInside(root: string, path: string): boolean {
 }
 
 /** The URL of the first stack frame outside niceeval's own `src/`, when there is one. */
-export function callerFile(): string | undefined {
+function callerFile(): string | undefined {
   const lines = (new Error().stack ?? "").split("\n").slice(1);
   for (const line of lines) {
     const url = FRAME_URL_REGEXP.exec(line)?.[1];

@@ -10,9 +10,9 @@ import type { ExecResult, SandboxHandle } from "./types.ts";
 /** Tag of the pool instance's clean state (rule 84). */
 export const LEDGER_ANCHOR_TAG = "niceeval-anchor";
 /** `GIT_DIR` inside container providers (rule 82). */
-export const CONTAINER_LEDGER_DIR = "/tmp/.niceeval-ledger";
+const CONTAINER_LEDGER_DIR = "/tmp/.niceeval-ledger";
 /** Kept by every reset, at any depth (rule 87). */
-export const PRESERVED_PATTERNS: readonly string[] = [
+const PRESERVED_PATTERNS: readonly string[] = [
   "node_modules",
   ".venv",
   ".pnpm-store",
@@ -43,7 +43,7 @@ export interface LedgerOptions {
 }
 
 /** The ledger's `GIT_DIR` for a handle: the local provider's own, else the container path. */
-export function ledgerDirOf(handle: SandboxHandle): string {
+function ledgerDirOf(handle: SandboxHandle): string {
   const own = (handle as { ledgerDir?: unknown }).ledgerDir;
   return typeof own === "string" ? own : CONTAINER_LEDGER_DIR;
 }
@@ -54,7 +54,7 @@ export function ledgerGitArgv(args: readonly string[]): [string, ...string[]] {
 }
 
 /** The environment of every ledger git call (rule 83). */
-export function ledgerEnv(ledgerDir: string, workdir: string): Record<string, string> {
+function ledgerEnv(ledgerDir: string, workdir: string): Record<string, string> {
   return {
     GIT_DIR: ledgerDir,
     GIT_WORK_TREE: workdir,

@@ -21,7 +21,7 @@ export interface BudgetedSlot {
 }
 
 /** Options of {@link machineBudgetsBelow}. */
-export interface MachineBudgetOptions {
+interface MachineBudgetOptions {
   /** The configured budgets by provider (`maxSandboxes`). */
   readonly maxSandboxes: Readonly<Record<string, number>>;
   /** Logical CPUs of the host; `docker` defaults to twice as many (MSB-1). */

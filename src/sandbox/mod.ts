@@ -9,7 +9,6 @@
  * verdicts and never writes the Record: failures and diagnostics leave it as data.
  */
 export {
-  BUILTIN_PROVIDER_NAMES,
   checkLayerPaths,
   defineSandbox,
   layerHookIdentities,
@@ -19,10 +18,8 @@ export {
 export type { DefineSandboxOptions, LocalSandboxOptions } from "./layer.ts";
 export { layerState } from "./_layer_state.ts";
 export { layerIdentity } from "./layer_identity.ts";
-export type { CustomSandboxDefinition, LayerHook, LayerState } from "./_layer_state.ts";
 export {
   hasSandboxCode,
-  isSandboxError,
   ProviderError,
   SandboxAbortedError,
   SandboxCommandError,
@@ -31,109 +28,48 @@ export {
   SandboxError,
   SandboxFileNotFoundError,
   SandboxPathError,
-  SandboxPoolError,
   SandboxRetiredError,
   SandboxTimeoutError,
   SandboxUnsupportedError,
 } from "./errors.ts";
-export type { CreateFailure } from "./errors.ts";
 export { commandTimeout, createFacade, createFacadeLease } from "./facade.ts";
-export type { CommandEvidence, FacadeLease, FacadeOptions } from "./facade.ts";
+export type { CommandEvidence, FacadeOptions } from "./facade.ts";
 export { hostPath, sandboxPath } from "./paths.ts";
-export { createIgnoreMatcher, isIgnoredFile } from "./ignore.ts";
-export type { IgnoreMatcher } from "./ignore.ts";
-export {
-  FILE_OP_TRIES,
-  fileRetryDelayMs,
-  isTransientFileError,
-  withFileRetry,
-} from "./file_retry.ts";
-export type { FileRetryOptions } from "./file_retry.ts";
+export { createIgnoreMatcher } from "./ignore.ts";
+export { isTransientFileError, withFileRetry } from "./file_retry.ts";
 export { CLEANUP_TIMEOUT_MS, CleanupStack, FORCED_CLEANUP_TIMEOUT_MS } from "./cleanup.ts";
-export type {
-  CleanupDiagnostic,
-  CleanupEntry,
-  CleanupKind,
-  CleanupStackOptions,
-} from "./cleanup.ts";
-export {
-  classifyCreateFailure,
-  classifyTransportError,
-  CREATE_TRIES,
-  createRetryDelayMs,
-  createWithRetry,
-  DEFAULT_LIFETIME_MS,
-  LIFETIME_RESERVE_MS,
-  provisionToken,
-  requestedLifetimeMs,
-} from "./create.ts";
-export type { CreateOutcome, CreateWithRetryOptions } from "./create.ts";
+export type { CleanupDiagnostic, CleanupKind } from "./cleanup.ts";
+export { classifyTransportError, createWithRetry, requestedLifetimeMs } from "./create.ts";
 export { openFreshSandbox, openLeasedSandbox, releaseOutcomeOf } from "./attempt.ts";
-export type {
-  AgentSandboxSteps,
-  AttemptSandbox,
-  AttemptSandboxCommon,
-  FreshSandboxOptions,
-  LeasedSandboxOptions,
-} from "./attempt.ts";
+export type { AttemptSandbox, FreshSandboxOptions } from "./attempt.ts";
 export type { AttemptLayer, SandboxFailure } from "./_steps.ts";
-export { copyFixtures } from "./fixtures.ts";
 export {
   anchorLedger,
   baselineLedger,
-  CONTAINER_LEDGER_DIR,
   LEDGER_ANCHOR_TAG,
-  ledgerDirOf,
-  ledgerEnv,
   ledgerGitArgv,
-  PRESERVED_PATTERNS,
   resetLedger,
 } from "./ledger.ts";
-export type { LedgerOptions } from "./ledger.ts";
-export { LEASE_RESERVE_MS, Pool, poolCapacity, poolIdentity, poolScope } from "./pool.ts";
-export type {
-  InstanceAdmission,
-  InstanceFactory,
-  PoolIdentityInput,
-  PoolInstance,
-  PoolLease,
-  PoolOptions,
-} from "./pool.ts";
+export { Pool, poolCapacity, poolIdentity, poolScope } from "./pool.ts";
+export type { InstanceAdmission } from "./pool.ts";
 export { createInstanceFactory } from "./pool_instance.ts";
 export { machineBudgetsBelow } from "./machine_budget.ts";
-export type { BudgetedSlot, MachineBudget, MachineBudgetOptions } from "./machine_budget.ts";
+export type { BudgetedSlot, MachineBudget } from "./machine_budget.ts";
 export { agentInstallIdentity, createPhysicalResolver, resolvePhysicalPairs } from "./physical.ts";
-export type {
-  PhysicalInput,
-  PhysicalLayer,
-  PhysicalProblem,
-  PhysicalResolver,
-  PhysicalSandbox,
-  ResolvePairsOptions,
-} from "./physical.ts";
-export type { InstanceFactoryOptions } from "./pool_instance.ts";
+export type { PhysicalInput, PhysicalLayer, PhysicalSandbox } from "./physical.ts";
 export { classifyOwner, ownerIdentityOf } from "./owner.ts";
 export type { OwnerIdentity, OwnerStatus } from "./owner.ts";
 export {
   createLocalProvider,
   destroyLocalRoot,
   findLocalRoots,
-  LOCAL_HOST_ENV,
-  LOCAL_ROOT_PREFIX,
-  localSandboxEnv,
   localTmpDir,
   sweepLocalOrphans,
 } from "./providers/local.ts";
-export type {
-  LocalPlan,
-  LocalProviderOptions,
-  LocalSpec,
-  SweepOptions,
-} from "./providers/local.ts";
-export { BUILTIN_PROVIDERS, createProviderRegistry } from "./registry.ts";
-export { artifactPreparer, prepareArtifact } from "./builds.ts";
-export type { ArtifactSource } from "./builds.ts";
-export type { ProviderContext, ProviderLoader, ProviderRegistry } from "./registry.ts";
+export type { LocalPlan } from "./providers/local.ts";
+export { createProviderRegistry } from "./registry.ts";
+export { artifactPreparer } from "./builds.ts";
+export type { ProviderLoader, ProviderRegistry } from "./registry.ts";
 export type {
   CommandOptions,
   CommandResult,

@@ -58,7 +58,7 @@ export interface PhysicalSandbox {
 }
 
 /** Resolves pairs; throws `SandboxConfigError` for a bad fixture or an unknown provider. */
-export type PhysicalResolver = (input: PhysicalInput) => Promise<PhysicalSandbox>;
+type PhysicalResolver = (input: PhysicalInput) => Promise<PhysicalSandbox>;
 
 /** Creates a resolver over `registry` that plans each template once. */
 export function createPhysicalResolver(
@@ -150,7 +150,7 @@ function sideRank(l: PhysicalLayer): number {
 }
 
 /** A sandbox option that no pair can be planned with, reported before anything runs. */
-export interface PhysicalProblem {
+interface PhysicalProblem {
   /** The sandbox error's code. */
   readonly code: string;
   /** The error's message, prefixed with the experiment file. */
@@ -160,7 +160,7 @@ export interface PhysicalProblem {
 }
 
 /** Options of {@link resolvePhysicalPairs}. */
-export interface ResolvePairsOptions<P> {
+interface ResolvePairsOptions<P> {
   /** Resolves one pair's input. */
   readonly resolve: PhysicalResolver;
   /** What `resolve` gets for a pair. */

@@ -39,7 +39,7 @@ export type InstanceFactory = (
 ) => Promise<PoolInstance>;
 
 /** One Attempt's hold on an instance. */
-export interface PoolLease {
+interface PoolLease {
   readonly instance: PoolInstance;
   /**
    * Ends the lease (idempotent). `reset` restores the workdir within 30 s and returns the instance
@@ -52,10 +52,10 @@ export interface PoolLease {
  * A waiter's priority key (scheduling.md PRIO-1/2, the scheduler's key): smaller is served first;
  * a number is the one-element tuple, tuples compare lexicographically.
  */
-export type PoolPriority = number | readonly number[];
+type PoolPriority = number | readonly number[];
 
 /** Options of {@link Pool}. */
-export interface PoolOptions {
+interface PoolOptions {
   /** The pool identity (rule 72). */
   readonly id: string;
   /** See {@link poolCapacity}. */
@@ -68,10 +68,10 @@ export interface PoolOptions {
 }
 
 /** Inputs of the pool identity (rule 72). */
-export interface PoolIdentityInput {
+interface PoolIdentityInput {
   readonly providerIdentity: string;
   readonly agentInstallIdentity: string;
-  /** Rule 9 identities, template layer's first. */
+  /** Hook identities, the template layer's first (rule 9). */
   readonly hookIdentities: readonly string[];
   /** `shared`, `eval:<evalId>` or `eval-group:<groupId>`; see {@link poolScope}. */
   readonly scope: string;
@@ -194,12 +194,12 @@ export class Pool {
     }
   }
 
-  /** Rule 81: retires every idle instance (no pending or running Attempt is left). */
+  /** Retires every idle instance once no Attempt is pending or running (rule 81). */
   retireIdle(): void {
     for (let idle = this.#idle.shift(); idle; idle = this.#idle.shift()) this.#retire(idle);
   }
 
-  /** Rule 90 (2): later acquires fail with `sandbox-pool-frozen`. */
+  /** Freezes the pool: later acquires fail with `sandbox-pool-frozen` (rule 90 (2)). */
   freeze(): void {
     this.#frozen = true;
     // Every waiter now fails with `sandbox-pool-frozen`: wake them all.

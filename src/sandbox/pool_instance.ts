@@ -14,7 +14,7 @@ import { type AttemptLayer, probeShell, runLayerSetups } from "./_steps.ts";
 import type { OwnerStamp, SandboxDiagnostic, SandboxHandle, SandboxProvider } from "./types.ts";
 
 /** Options of {@link createInstanceFactory}. */
-export interface InstanceFactoryOptions {
+interface InstanceFactoryOptions {
   readonly provider: SandboxProvider;
   readonly plan: unknown;
   /** Template layer first. */
@@ -82,7 +82,7 @@ export function createInstanceFactory(o: InstanceFactoryOptions): InstanceFactor
   };
 }
 
-/** Rules 76 and 79: lifetime checks, no root default user (except `local`), git present. */
+/** Checks lifetime, a non-root default user (except `local`) and git for reuse (rules 76, 79). */
 async function checkReusable(
   provider: SandboxProvider,
   handle: SandboxHandle,

@@ -9,7 +9,7 @@ import { type CustomSandboxDefinition, layerState } from "./_layer_state.ts";
 import type { SandboxLayer, SandboxProvider } from "./types.ts";
 
 /** What built-in providers are constructed from: environment credentials only (rule 23). */
-export interface ProviderContext {
+interface ProviderContext {
   /** The host environment snapshot. */
   readonly hostEnv: Readonly<Record<string, string>>;
   readonly clock: Clock;
@@ -19,7 +19,7 @@ export interface ProviderContext {
 export type ProviderLoader = (ctx: ProviderContext) => Promise<SandboxProvider>;
 
 /** The built-in providers of this release. */
-export const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderLoader>> = Object.freeze({
+const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderLoader>> = Object.freeze({
   local: async (ctx: ProviderContext) => {
     const { createLocalProvider, localTmpDir } = await import("./providers/local.ts");
     return createLocalProvider({

@@ -3,7 +3,7 @@ import type { RunEvent } from "../_shared/mod.ts";
 import type { Plan } from "../plan/mod.ts";
 
 /** Where G came from. */
-export type CapSource = "flag" | "config" | "provider-default" | "default";
+type CapSource = "flag" | "config" | "provider-default" | "default";
 
 /** The resolved global cap. */
 export interface ResolvedCap {
@@ -22,17 +22,17 @@ export interface ProviderDefaults {
 }
 
 /** What a custom provider declares (`defineSandbox`, `sandboxes.md` §1.2). */
-export interface CustomProviderInfo {
+interface CustomProviderInfo {
   readonly name: string;
   readonly recommendedConcurrency?: number;
   readonly exclusive?: boolean;
 }
 
 /** Default concurrency of a custom provider without `recommendedConcurrency` (CAP-2). */
-export const CUSTOM_DEFAULT_CAP = 5;
+const CUSTOM_DEFAULT_CAP = 5;
 
 /** Default G when only direct agents run. */
-export const DIRECT_DEFAULT_CAP = 10;
+const DIRECT_DEFAULT_CAP = 10;
 
 /** Built-in provider defaults (CAP-2). */
 export const PROVIDER_DEFAULTS: Readonly<Record<string, ProviderDefaults>> = {
@@ -46,7 +46,7 @@ export const PROVIDER_DEFAULTS: Readonly<Record<string, ProviderDefaults>> = {
  * Resolves G: flag, else config, else the minimum provider default over `providers` (in slot
  * order; ties go to the first), else 10 for direct agents only.
  */
-export function resolveGlobalCap(input: {
+function resolveGlobalCap(input: {
   readonly flag?: number;
   readonly config?: number;
   /** Providers of pairs with runnable slots (or of all pairs when nothing runs), in slot order. */
@@ -103,7 +103,7 @@ function builtinLookup(name: string): ProviderDefaults | undefined {
  * with at least one runnable slot, or of every selected experiment when nothing is runnable.
  * Direct agents (no provider) never count. Unknown names get the custom default.
  */
-export function planProviders(
+function planProviders(
   plan: Plan,
   lookup: ProviderLookup = builtinLookup,
 ): ProviderDefaults[] {

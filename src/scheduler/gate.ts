@@ -22,7 +22,7 @@ export type GateEntry = { readonly permit: Permit } | { readonly stopped: unknow
  * A wait queued by {@link PriorityGate.park}: a plain heap entry with no promise, closure or abort
  * listener, so that 10,000 parked slots cost 10,000 small objects.
  */
-export class ParkedWait<T> implements Waiter {
+class ParkedWait<T> implements Waiter {
   seq = 0;
   index = -1;
   readonly key: PriorityKey;

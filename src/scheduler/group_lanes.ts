@@ -10,7 +10,7 @@ import type { Plan, PlannedSlot } from "../plan/mod.ts";
 import type { GroupSandboxPhase } from "./control.ts";
 
 /** What a settled slot's failure means for its lane. */
-export type GroupDecision =
+type GroupDecision =
   | { readonly action: "replace"; readonly phase: GroupSandboxPhase }
   | { readonly action: "stop"; readonly phase: GroupSandboxPhase };
 

@@ -15,7 +15,7 @@ import type { ExperimentHookContext } from "../discovery/mod.ts";
 import { CLEANUP_TIMEOUT_MS } from "./constants.ts";
 
 /** Options of {@link experimentHookContext}. */
-export interface HookContextOptions {
+interface HookContextOptions {
   readonly experimentId: string;
   readonly selectedEvalIds: readonly string[];
   readonly hook: "setup" | "teardown";
@@ -69,7 +69,7 @@ export type HookOutcome =
   };
 
 /** Options of {@link runBoundedHook}. */
-export interface BoundedHookOptions {
+interface BoundedHookOptions {
   readonly clock: Clock;
   /** @default CLEANUP_TIMEOUT_MS */
   readonly boundMs?: number;

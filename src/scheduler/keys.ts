@@ -6,7 +6,7 @@ import type { Plan, PlannedSlot } from "../plan/mod.ts";
 import { compareKeys } from "./priority_queue.ts";
 
 /** `ceil(runnable / min(cap ?? G₀, G₀))` per experiment (PRIO-3). */
-export function roundsOf(runnable: number, experimentCap: number | null, g0: number): number {
+function roundsOf(runnable: number, experimentCap: number | null, g0: number): number {
   const width = Math.min(experimentCap ?? g0, g0);
   return Math.ceil(runnable / Math.max(1, width));
 }

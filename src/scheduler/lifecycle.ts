@@ -30,7 +30,7 @@ import { SetupFailedError } from "./_closing.ts";
 export { SetupFailedError };
 
 /** What the lifecycle needs from the run. */
-export interface LifecycleDeps {
+interface LifecycleDeps {
   readonly clock: Clock;
   readonly emit: RunEventSink;
   /** Aborted on interrupt. */

@@ -31,7 +31,7 @@ import { experimentHookContext, type HookOutcome, runBoundedHook } from "./hooks
 import type { SchedulerCoordination } from "./types.ts";
 
 /** What recovery needs from the run. */
-export interface RecoveryDeps {
+interface RecoveryDeps {
   readonly clock: Clock;
   readonly random: Random;
   readonly emit: RunEventSink;

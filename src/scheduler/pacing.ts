@@ -6,7 +6,7 @@ import { abortable, type Clock, type TimerHandle } from "../_shared/mod.ts";
 import { type PriorityKey, PriorityQueue } from "./priority_queue.ts";
 
 /** Default creates per second (§4.1 column "creates per second"); others are unpaced. */
-export const DEFAULT_CREATES_PER_SECOND: Readonly<Record<string, number>> = Object.freeze({
+const DEFAULT_CREATES_PER_SECOND: Readonly<Record<string, number>> = Object.freeze({
   e2b: 1,
 });
 

@@ -32,7 +32,7 @@ export interface PhysicalHeld {
 }
 
 /** A step that could not be taken at once: wait for it (holding no global slot). */
-export type PhysicalWait = (key: PriorityKey, signal: AbortSignal) => Promise<void>;
+type PhysicalWait = (key: PriorityKey, signal: AbortSignal) => Promise<void>;
 
 const NO_SLOTS: MachineSlotSource = {
   limitOf: () => undefined,

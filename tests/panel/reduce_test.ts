@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import type { RunEvent } from "../../src/_shared/mod.ts";
 import {
   type Counters,
-  countersBalanced,
   CounterTally,
   createPanelState,
   type PanelState,
   reducePanel,
 } from "../../src/panel/mod.ts";
+import { countersBalanced } from "../../src/panel/counters.ts";
 import { createSeededRandom } from "../_fakes/random.ts";
 import {
   activity,

@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import { basename, join } from "node:path";
-import {
-  createExclusive,
-  isTempName,
-  writeJsonAtomic,
-  writeTextAtomic,
-} from "../../src/record/mod.ts";
-import { DirectorySyncer, writeFilesAtomic } from "../../src/record/atomic.ts";
+import { createExclusive, isTempName, writeTextAtomic } from "../../src/record/mod.ts";
+import { DirectorySyncer, writeFilesAtomic, writeJsonAtomic } from "../../src/record/atomic.ts";
 import { createSeededRandom } from "../_fakes/random.ts";
 
 Deno.test("writeJsonAtomic() writes 2-space JSON with a trailing newline and leaves no temp file", async () => {

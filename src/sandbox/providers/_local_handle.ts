@@ -28,7 +28,7 @@ import { groupCarries, killGroup, liveGroupMembers, runProcessGroup } from "./_p
 import { removeTree } from "./_local_fs.ts";
 
 /** What a local handle is built from. */
-export interface LocalHandleInit {
+interface LocalHandleInit {
   /** Real path of the root. */
   readonly root: string;
   /** The environment every command starts from (rule 100). */

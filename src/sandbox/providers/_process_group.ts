@@ -8,15 +8,15 @@ import { statFields } from "../../coordination/mod.ts";
 import type { ExecResult, OutputChunk } from "../types.ts";
 
 /** Bytes kept per stream (the tail). */
-export const OUTPUT_TAIL_BYTES = 16 * 1024 * 1024;
+const OUTPUT_TAIL_BYTES = 16 * 1024 * 1024;
 /** How long a timed-out group may take to die before the sandbox is retired. */
-export const TREE_KILL_CONFIRM_MS = 2_000;
+const TREE_KILL_CONFIRM_MS = 2_000;
 /** After the command exits, output that stops arriving for this long is no longer awaited. */
 const OUTPUT_IDLE_MS = 100;
 const KILL_POLL_MS = 20;
 
 /** What {@link runProcessGroup} runs. */
-export interface GroupCommand {
+interface GroupCommand {
   readonly program: string;
   readonly args: readonly string[];
   readonly cwd: string;
@@ -32,12 +32,12 @@ export interface GroupCommand {
 }
 
 /** How a group run ended. */
-export type GroupOutcome =
+type GroupOutcome =
   | { readonly ended: "exit"; readonly result: ExecResult }
   | { readonly ended: "timeout" | "abort"; readonly confirmed: boolean; readonly pgid: number };
 
 /** Keeps the last `limit` bytes of a stream. */
-export class TailBuffer {
+class TailBuffer {
   readonly #chunks: Uint8Array[] = [];
   #size = 0;
   #dropped = false;
@@ -148,7 +148,7 @@ export function killGroup(pgid: number): void {
  * Kills group `pgid` until no live member is left, for at most 2 s. A member that is a zombie
  * counts as dead. Without `/proc` a successful `kill` counts as alive.
  */
-export async function confirmGroupDead(pgid: number, clock: Clock): Promise<boolean> {
+async function confirmGroupDead(pgid: number, clock: Clock): Promise<boolean> {
   const deadline = clock.now() + TREE_KILL_CONFIRM_MS;
   for (;;) {
     if (!(await groupAlive(pgid))) return true;
