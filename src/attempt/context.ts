@@ -9,7 +9,7 @@ import type { AssertionRecorder, EvidenceSnapshot } from "../expect/mod.ts";
 import type { DiagnosticInput, ProgressUpdate, StreamEvent } from "../agents/mod.ts";
 import { SessionLine } from "./session_line.ts";
 import type { LineDeps } from "./session_line.ts";
-import type { Kind, SendInput, SessionHandle, TestContext, TurnHandle } from "./types.ts";
+import type { Kind, SendInput, SessionHandle, TestContext, TurnHandle } from "../discovery/mod.ts";
 
 /** The private signal `t.skip` throws; recognised by brand across API copies. */
 const SKIP_KEY: unique symbol = Symbol.for("niceeval.skip") as never;

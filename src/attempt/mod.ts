@@ -7,13 +7,3 @@
  */
 export { abandonedResult, createAttemptRunner } from "./run_attempt.ts";
 export { SandboxRuntime } from "./sandbox_runtime.ts";
-export type {
-  Conversation,
-  EvalSandbox,
-  Kind,
-  ScoreTestContext,
-  SendInput,
-  SessionHandle,
-  TestContext,
-  TurnHandle,
-} from "./types.ts";

@@ -54,4 +54,4 @@ export type {
   SessionHandle,
   TestContext,
   TurnHandle,
-} from "../attempt/mod.ts";
+} from "../discovery/mod.ts";

@@ -12,7 +12,7 @@ import {
   type ExperimentOptions,
   type SandboxLayer,
 } from "../../src/discovery/mod.ts";
-import type { TestContext } from "../../src/attempt/mod.ts";
+import type { TestContext } from "../../src/discovery/mod.ts";
 
 const send = () => Promise.resolve({ status: "completed" as const, events: [] });
 

@@ -8,7 +8,7 @@ import { sleep } from "../../src/_shared/mod.ts";
 import type { SlotOutcome } from "../../src/_shared/mod.ts";
 import { completeEvidenceCoverage, defineAgent } from "../../src/agents/mod.ts";
 import { abandonedResult, createAttemptRunner, SandboxRuntime } from "../../src/attempt/mod.ts";
-import type { TestContext } from "../../src/attempt/mod.ts";
+import type { TestContext } from "../../src/discovery/mod.ts";
 import {
   defineEval,
   defineEvalGroup,
