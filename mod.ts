@@ -21,6 +21,14 @@ if (import.meta.main) {
     import("./src/public/adapter.ts"),
     import("./src/public/sandbox.ts"),
   ]).then(([{ runProcess }, root, expect, adapter, sandbox]) =>
-    runProcess({ api: { root, expect, adapter, sandbox } })
+    runProcess({
+      api: { root, expect, adapter, sandbox },
+      apiUrls: {
+        "niceeval": import.meta.url,
+        "niceeval/expect": new URL("./src/public/expect.ts", import.meta.url).href,
+        "niceeval/adapter": new URL("./src/public/adapter.ts", import.meta.url).href,
+        "niceeval/sandbox": new URL("./src/public/sandbox.ts", import.meta.url).href,
+      },
+    })
   );
 }

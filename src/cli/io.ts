@@ -2,6 +2,7 @@
 import type { Clock } from "../_shared/mod.ts";
 import type { Random } from "../_shared/mod.ts";
 import type { Redactor } from "../_shared/mod.ts";
+import type { ApiUrls } from "../loader/mod.ts";
 
 /** A writable text stream. */
 export interface TextSink {
@@ -62,6 +63,11 @@ export interface Io {
   readonly cpus: number;
   /** The user id of this process, or null where the platform has none (local sandbox sweep). */
   readonly uid: number | null;
+  /**
+   * The URLs of the running niceeval's public entries (`init` writes them into the project's
+   * import map). Absent in tests that call `main` in-process without a process entry.
+   */
+  readonly apiUrls?: ApiUrls;
   /** Flushes the streams; resolves when written. */
   flush(): Promise<void>;
   /**

@@ -8,7 +8,7 @@ import { Writable } from "node:stream";
 import { credentialValues, realClock, Redactor, type TimerHandle } from "../_shared/mod.ts";
 import { realRandom } from "../_shared/mod.ts";
 import { installApi } from "../loader/mod.ts";
-import type { ApiNamespaces } from "../loader/mod.ts";
+import type { ApiNamespaces, ApiUrls } from "../loader/mod.ts";
 import type { ConsoleScope, Io, LogTarget, TextSink } from "./io.ts";
 import { main } from "./main.ts";
 import { createSignalCounter, type InterruptSignal } from "./signals.ts";
@@ -18,7 +18,9 @@ import { ReusableUtf8Encoder } from "./utf8.ts";
 const PARENT_WATCH_MS = 250;
 
 /** Runs the CLI as this process: parses `Deno.args`, wires signals, exits with main's code. */
-export async function runProcess(options: { api: ApiNamespaces }): Promise<never> {
+export async function runProcess(
+  options: { api: ApiNamespaces; apiUrls: ApiUrls },
+): Promise<never> {
   installApi(options.api);
   const interrupt = new AbortController();
   const force = new AbortController();
@@ -61,6 +63,7 @@ export async function runProcess(options: { api: ApiNamespaces }): Promise<never
     hostname: Deno.hostname(),
     cpus: navigator.hardwareConcurrency,
     uid: Deno.uid(),
+    apiUrls: options.apiUrls,
     flush: () => Promise.resolve(),
     atExit,
   };

@@ -14,6 +14,24 @@ export interface ApiNamespaces {
   readonly sandbox: Record<string, unknown>;
 }
 
+/** The bare names of the four public API entries, in the order of {@link ApiNamespaces}. */
+export const API_NAMES = [
+  "niceeval",
+  "niceeval/expect",
+  "niceeval/adapter",
+  "niceeval/sandbox",
+] as const;
+
+/** One of the four bare names user files import the API by. */
+export type ApiName = typeof API_NAMES[number];
+
+/**
+ * Where the running niceeval's four public entries live, as absolute URLs (`file:` in a clone or
+ * an npm install, `https:` for a JSR install). Project files, import maps and the embedded loader
+ * point `niceeval*` at these, so user files get the running API and its types.
+ */
+export type ApiUrls = Readonly<Record<ApiName, string>>;
+
 /** Installs the namespaces at `globalThis[Symbol.for("niceeval.api")]` (first install wins). */
 export function installApi(api: ApiNamespaces): ApiNamespaces {
   const global = globalThis as unknown as Record<symbol, ApiNamespaces | undefined>;

@@ -5,5 +5,5 @@
  */
 export { loadNative } from "./native.ts";
 export { describeLoadError } from "./load_error.ts";
-export { API_KEY, installApi, installedApi } from "./api.ts";
-export type { ApiNamespaces } from "./api.ts";
+export { API_KEY, API_NAMES, installApi, installedApi } from "./api.ts";
+export type { ApiName, ApiNamespaces, ApiUrls } from "./api.ts";
