@@ -329,8 +329,7 @@ const lockSeam: Deno.lint.Rule = {
         ctx.report({
           node,
           message: `.${method}() takes a file lock: only ${LOCK_SEAM} may call it`,
-          hint:
-            "Use tryAcquireLock() or acquireLock() from src/coordination/mod.ts (toolchain.md §6)",
+          hint: "Use tryAcquireLock() from src/coordination/mod.ts (toolchain.md §6)",
         });
       },
     };

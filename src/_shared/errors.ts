@@ -36,7 +36,20 @@ export type DefinitionErrorCode =
   | "definition.missing-option"
   | "definition.invalid-value";
 
-/** Thrown synchronously by every `define*` function on the first invalid option. */
+/**
+ * Thrown synchronously by every `define*` function on the first invalid option.
+ *
+ * @example
+ * ```ts
+ * import { DefinitionError, defineEval } from "niceeval";
+ * try {
+ *   defineEval({ timeoutMs: -1, test() {} });
+ * } catch (error) {
+ *   if (!(error instanceof DefinitionError)) throw error;
+ *   console.error(`${error.path}: ${error.message} [${error.code}]`);
+ * }
+ * ```
+ */
 export class DefinitionError extends Error {
   /** What kind of problem the option has. */
   readonly code: DefinitionErrorCode;
@@ -51,7 +64,26 @@ export class DefinitionError extends Error {
   }
 }
 
-/** A misuse of the assertion API inside a test body; the Attempt becomes `errored`. */
+/**
+ * A misuse of the assertion API inside a test body; the Attempt becomes `errored`.
+ *
+ * @example
+ * ```ts
+ * import { AssertionAuthoringError, defineEval } from "niceeval";
+ * export default defineEval({
+ *   async test(t) {
+ *     try {
+ *       t.log(await t.sandbox.readText("notes.txt"));
+ *     } catch (error) {
+ *       // `no-sandbox`: the experiment runs this eval without a sandbox.
+ *       const noSandbox = error instanceof AssertionAuthoringError && error.code === "no-sandbox";
+ *       if (!noSandbox) throw error;
+ *       t.skip("needs a sandbox");
+ *     }
+ *   },
+ * });
+ * ```
+ */
 export class AssertionAuthoringError extends Error {
   /** Kebab-case code such as `session-busy`, `no-sandbox` or `not-supported`. */
   readonly code: string;
@@ -63,7 +95,20 @@ export class AssertionAuthoringError extends Error {
   }
 }
 
-/** Thrown by a test or an agent: this Attempt errors and the Eval's remaining ordinals halt. */
+/**
+ * Thrown by a test or an agent: this Attempt errors and the Eval's remaining ordinals halt.
+ *
+ * @example
+ * ```ts
+ * import { defineEval, EvalFatalError } from "niceeval";
+ * export default defineEval({
+ *   async test(t) {
+ *     const exists = await t.sandbox.pathExists("fixture.json");
+ *     if (!exists) throw new EvalFatalError("fixture.json is missing: no ordinal can pass");
+ *   },
+ * });
+ * ```
+ */
 export class EvalFatalError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -71,7 +116,20 @@ export class EvalFatalError extends Error {
   }
 }
 
-/** Thrown by a test or an agent: this Attempt errors and the whole Experiment halts. */
+/**
+ * Thrown by a test or an agent: this Attempt errors and the whole Experiment halts.
+ *
+ * @example
+ * ```ts
+ * import { defineEval, ExperimentFatalError } from "niceeval";
+ * export default defineEval({
+ *   async test(t) {
+ *     if (t.model === undefined) throw new ExperimentFatalError("the experiment sets no model");
+ *     await t.send("Say hello");
+ *   },
+ * });
+ * ```
+ */
 export class ExperimentFatalError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -79,7 +137,24 @@ export class ExperimentFatalError extends Error {
   }
 }
 
-/** Rejection of `t.send` when the agent failed terminally; the Attempt is `errored`. */
+/**
+ * Rejection of `t.send` when the agent failed terminally; the Attempt is `errored`.
+ *
+ * @example
+ * ```ts
+ * import { AgentSendError, defineEval } from "niceeval";
+ * export default defineEval({
+ *   async test(t) {
+ *     try {
+ *       await t.send("Say hello");
+ *     } catch (error) {
+ *       if (error instanceof AgentSendError) t.log(`the agent failed: ${error.code}`);
+ *       throw error;
+ *     }
+ *   },
+ * });
+ * ```
+ */
 export class AgentSendError extends Error {
   /** `agent-send-failed` or `agent-invalid-turn`. */
   readonly code: string;

@@ -34,8 +34,9 @@ export function textTurn(r: CommandResult): Turn {
 }
 
 /**
- * Rule 3: events, `usage`, `session` (captured), `data` and `status` lines; without a status line
- * the exit code decides. A turn without a usage line lowers `usage` coverage to `unavailable`.
+ * Builds the turn of NDJSON output from its events, `usage`, `session` (captured), `data` and
+ * `status` lines; without a status line the exit code decides (rule 3). A turn without a usage line
+ * lowers `usage` coverage to `unavailable`.
  */
 export function ndjsonTurn(r: CommandResult, ctx: AgentContext): Turn {
   const events: StreamEvent[] = [];

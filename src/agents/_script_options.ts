@@ -256,8 +256,10 @@ function scriptIdentity(
     when: typeof rule.when === "string" ? rule.when : String(rule.when),
     reply: typeof rule.reply === "function" ? String(rule.reply) : rule.reply as JsonValue,
   }));
-  const identity = fallback === undefined
-    ? { script }
-    : { script, fallback: fallback as JsonValue };
+  // Built by assignment: a conditional of two literals types `fallback` as optional-undefined,
+  // which is not JSON for a project that type-checks these sources without
+  // exactOptionalPropertyTypes.
+  const identity: Record<string, JsonValue> = { script };
+  if (fallback !== undefined) identity.fallback = fallback as JsonValue;
   return deepFreeze(structuredClone(identity));
 }

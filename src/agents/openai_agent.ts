@@ -153,14 +153,19 @@ function payloadOf(
     stream: false,
   };
   if (o.tools.length > 0) {
-    payload.tools = o.tools.map((tool) => ({
-      type: "function",
-      function: tool.description === undefined
-        ? { name: tool.name, parameters: tool.parameters }
-        : { name: tool.name, description: tool.description, parameters: tool.parameters },
-    }));
+    payload.tools = o.tools.map((tool) => ({ type: "function", function: toolFunction(tool) }));
   }
   return payload;
+}
+
+/**
+ * One tool's `function` entry. Two returns rather than a conditional of two literals, which would
+ * type `description` as optional-undefined: not JSON for a project that type-checks these sources
+ * without exactOptionalPropertyTypes.
+ */
+function toolFunction(tool: CheckedOpenAIOptions["tools"][number]): JsonValue {
+  if (tool.description === undefined) return { name: tool.name, parameters: tool.parameters };
+  return { name: tool.name, description: tool.description, parameters: tool.parameters };
 }
 
 /** Builds the turn and commits the history; only a returned turn changes the session. */

@@ -81,7 +81,7 @@ export function sealResult(
     error: failure && outcome === "errored" ? tracedError(failure, deps) : null,
     startedAt: control.startedAt,
     endedAt,
-    timedMs: endedAt - control.startedAt,
+    timedMs: (state.timedEndedAt ?? endedAt) - control.startedAt,
     usage: state.turns.length > 0 && Object.keys(usage).length > 0 ? usage : null,
     estimatedCostUSD: cost.usd ?? null,
     turnCount: state.turnCount,

@@ -64,7 +64,11 @@ export interface OpenedSandbox {
   readonly sandbox: EvalSandbox | undefined;
   /** The Attempt was aborted before it started: the scheduler closes it as not dispatched. */
   readonly unstarted: boolean;
+  /** Sets the phase that later sandbox commands are recorded under (rule 31): `test`, `cleanup`. */
+  setPhase(phase: "test" | "cleanup"): void;
 }
+
+const NO_PHASE = (): void => {};
 
 /** Opens the sandbox of `slot`; a failure is recorded on the state (rule 34). */
 export async function openAttemptSandbox(
@@ -85,9 +89,11 @@ export async function openAttemptSandbox(
         ? openFresh(slot, control, deps, cleanup)
         : openLeased(slot, control, deps, cleanup, () => physicalFailure),
   );
-  if (opened.ok) return { cleanup, sandbox: opened.sandbox, unstarted: false };
+  if (opened.ok) {
+    return { cleanup, sandbox: opened.sandbox, unstarted: false, setPhase: opened.setPhase };
+  }
   if (control.signal.aborted && control.started === false) {
-    return { cleanup, sandbox: undefined, unstarted: true };
+    return { cleanup, sandbox: undefined, unstarted: true, setPhase: NO_PHASE };
   }
   control.start?.();
   recordFailure(opened.failure, deps);
@@ -96,7 +102,7 @@ export async function openAttemptSandbox(
     physicalFailure = true;
     control.sandbox?.groupSandboxFailed(groupPhase);
   }
-  return { cleanup, sandbox: undefined, unstarted: false };
+  return { cleanup, sandbox: undefined, unstarted: false, setPhase: NO_PHASE };
 }
 
 /** Step 13: ends the timed part, unwinds the stack and keeps its diagnostics (rules 36–39). */
@@ -158,6 +164,7 @@ async function openLeased(
     pool,
     timeoutMs: slot.timeoutMs ?? undefined,
     lifetimeMs: runtime.lifetimeMs(slot, provider.name),
+    ...(sandbox ? { priority: sandbox.priority } : {}),
     admission: admission(
       sandbox
         ? {

@@ -145,6 +145,8 @@ async function runScope(
     state.bodySettled = true;
     recorder.settle();
   };
+  // Commands of the agent's sends and of the body are the `test` step's evidence (rule 31).
+  opened?.setPhase("test");
   if (!state.failure && !control.signal.aborted) {
     await runBody(deps.evalDef, t, { state, failures, control, settle });
   }
@@ -157,7 +159,14 @@ async function runScope(
     await raceAbort(recorder.pending(), control.signal).catch(() => undefined);
   });
   settled.settle(TEST_SETTLED);
-  if (agentReached) await runAgentTeardown(agent, main, state, control, deps.clock);
+  // Teardowns and cleanup are outside the deadline and outside `timedMs` (TIME-2, TIME-4).
+  state.endTimed();
+  control.endTimed?.();
+  opened?.setPhase("cleanup");
+  if (agentReached) {
+    const sandboxId = opened?.sandbox?.id ?? null;
+    await runAgentTeardown(agent, main, state, { control, clock: deps.clock, sandboxId });
+  }
   // No backoff of a send left in flight may outlive the Attempt: it would take a global slot.
   await state.idle();
   if (opened) await closeAttemptSandbox(slot, opened, control, state);
@@ -380,19 +389,21 @@ async function runAgentTeardown(
   agent: ResolvedAgent,
   main: SessionLine,
   state: AttemptState,
-  control: AttemptControl,
-  clock: Clock,
+  o: { control: AttemptControl; clock: Clock; sandboxId: string | null },
 ): Promise<void> {
+  const { control, clock } = o;
   if (!agent.teardown) return;
   const teardown = agent.teardown.bind(agent);
   await state.phase("agent.teardown", async () => {
     control.activity("cleaning up");
     const bound = new AbortController();
     const timer = new AbortController();
+    let timedOut = false;
     try {
       await Promise.race([
         teardown(main.context(0, bound.signal)),
         sleep(clock, AGENT_TEARDOWN_TIMEOUT_MS, { signal: timer.signal }).then(() => {
+          timedOut = true;
           bound.abort(new AbortReason("timeout"));
           throw new Error(
             `Agent teardown did not finish within ${AGENT_TEARDOWN_TIMEOUT_MS / 1000}s`,
@@ -400,10 +411,13 @@ async function runAgentTeardown(
         }),
       ]);
     } catch (error) {
+      // The same data as every other cleanup failure (sandboxes.md rule 39).
+      const message = errorMessage(error);
       state.diagnostic({
         code: "agent-teardown-failed",
         level: "warning",
-        message: `Cannot tear down agent "${agent.name}": ${errorMessage(error)}`,
+        message: `Cannot tear down agent "${agent.name}": ${message}`,
+        data: { phase: "agent.teardown", timedOut, message, sandboxId: o.sandboxId },
       });
     } finally {
       timer.abort();

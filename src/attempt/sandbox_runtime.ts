@@ -104,7 +104,7 @@ export class SandboxRuntime {
   }
 
   /**
-   * LIFE-6 step 1 (rule 90): freezes every pool of the Experiment, then stops each once. Resolves
+   * Freezes every pool of the Experiment, then stops each once (LIFE-6 step 1, rule 90). Resolves
    * with every failure of those pools (an empty list: all stopped cleanly).
    */
   async stopPools(experimentId: string): Promise<CleanupDiagnostic[]> {

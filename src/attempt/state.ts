@@ -38,9 +38,23 @@ export class AttemptState {
   cutShort = false;
   /** True once the test body settled; a later `t.skip` registers nothing. */
   bodySettled = false;
+  #timedEndedAt: number | undefined;
 
   constructor(clock: Clock) {
     this.#clock = clock;
+  }
+
+  /**
+   * Marks the end of the timed part, once: the body and its assertions are done, and teardowns
+   * and cleanup that follow are outside the deadline and outside `timedMs`.
+   */
+  endTimed(): void {
+    this.#timedEndedAt ??= this.#clock.now();
+  }
+
+  /** When the timed part ended, if it did. */
+  get timedEndedAt(): number | undefined {
+    return this.#timedEndedAt;
   }
 
   /** The first recorded execution failure. */

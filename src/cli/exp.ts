@@ -56,6 +56,9 @@ export async function runExp(io: Io, options: ExpOptions): Promise<number> {
     runIds: invocation.runIds,
     identity,
     probe,
+    ...(options.maxBuildConcurrency !== undefined
+      ? { maxBuildConcurrency: options.maxBuildConcurrency }
+      : {}),
   });
   return await execute(io, invocation, {
     sandboxes,
@@ -206,9 +209,9 @@ async function execute(
 const FORCED = Symbol("forced");
 
 /**
- * INT-2: a second signal stops waiting for Attempts and hooks, but the forced unwinds still
- * remove the remaining sandboxes (provider stop and slot release only); they get up to
- * FORCE_CLEANUP_MS before the process exits.
+ * Gives the forced unwinds up to FORCE_CLEANUP_MS before the process exits: a second signal stops
+ * waiting for Attempts and hooks, but those unwinds still remove the remaining sandboxes (provider
+ * stop and slot release only) (INT-2).
  */
 async function forcedCleanup(io: Io, dispatched: Promise<unknown>): Promise<void> {
   const bound = new AbortController();

@@ -2,6 +2,7 @@
 import {
   MAX_ATTEMPTS,
   MAX_BUDGET_USD,
+  MAX_BUILD_CONCURRENCY,
   MAX_CONCURRENCY,
   MAX_TIMER_MS,
   UsageError,
@@ -34,6 +35,8 @@ export interface ExpOptions {
   readonly earlyExit?: boolean;
   readonly budget?: number;
   readonly record?: string;
+  /** `--max-build-concurrency`: overrides config `maxBuildConcurrency` (cli.md §3.2). */
+  readonly maxBuildConcurrency?: number;
   /** Present in `--teardown` mode (CMD-9), which takes no other setting. */
   readonly teardown?: TeardownOptions;
 }
@@ -93,6 +96,8 @@ export function expOptions(flags: ParsedFlags): ExpOptions {
   if (attempts !== undefined) out.attempts = attempts;
   const cap = intFlag(flags, "max-concurrency", { max: MAX_CONCURRENCY });
   if (cap !== undefined) out.maxConcurrency = cap;
+  const builds = intFlag(flags, "max-build-concurrency", { max: MAX_BUILD_CONCURRENCY });
+  if (builds !== undefined) out.maxBuildConcurrency = builds;
   const timeout = intFlag(flags, "timeout", { max: MAX_TIMER_MS });
   if (timeout !== undefined) out.timeoutMs = timeout;
   const budget = decimalFlag(flags, "budget", { max: MAX_BUDGET_USD });

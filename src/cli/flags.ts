@@ -78,6 +78,12 @@ export const EXP_FLAGS: readonly FlagSpec[] = [
     description: "Record root directory (default: .niceeval/record)",
   },
   {
+    name: "max-build-concurrency",
+    value: "<n>",
+    description:
+      "image/template builds at once; integer 1–64 (default: config maxBuildConcurrency, else 2)",
+  },
+  {
     name: "teardown",
     description:
       "run only teardown compensation for the selected experiments; no evals, no setup (default: off)",

@@ -21,6 +21,11 @@ export const SANDBOX_PRUNE_FLAGS: readonly FlagSpec[] = [
   { name: "json", description: "one JSON document on stdout (default: off)" },
 ];
 
+/** Flags of `doctor docker` (sandboxes.md §8.2.4). */
+export const DOCTOR_FLAGS: readonly FlagSpec[] = [
+  { name: "json", description: "one JSON document on stdout (default: off)" },
+];
+
 interface CommandHelp {
   readonly usage: string;
   readonly summary: string;
@@ -67,6 +72,12 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     summary: "List the experiments and how many evals each selects",
     flags: EXP_LIST_FLAGS,
     examples: ["niceeval exp list", "niceeval exp list checks --json"],
+  },
+  "doctor docker": {
+    usage: "[--json]",
+    summary: "Check the Docker daemon and its address pools for niceeval sandboxes",
+    flags: DOCTOR_FLAGS,
+    examples: ["niceeval doctor docker", "niceeval doctor docker --json"],
   },
   "sandbox list": {
     usage: "[--orphans] [--provider <name>] [--json]",

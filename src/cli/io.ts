@@ -2,7 +2,7 @@
 import type { Clock } from "../_shared/mod.ts";
 import type { Random } from "../_shared/mod.ts";
 import type { Redactor } from "../_shared/mod.ts";
-import type { ApiUrls } from "../loader/mod.ts";
+import type { ApiUrls, LoaderKind } from "../loader/mod.ts";
 
 /** A writable text stream. */
 export interface TextSink {
@@ -63,11 +63,18 @@ export interface Io {
   readonly cpus: number;
   /** The user id of this process, or null where the platform has none (local sandbox sweep). */
   readonly uid: number | null;
+  /** The name of the user this process runs as, when the host knows it (sandbox `USER`). */
+  readonly user?: string | undefined;
   /**
    * The URLs of the running niceeval's public entries (`init` writes them into the project's
    * import map). Absent in tests that call `main` in-process without a process entry.
    */
   readonly apiUrls?: ApiUrls;
+  /**
+   * The module loader the process selected for user files (toolchain.md §8). Absent means
+   * `native` (tests calling `main` in-process).
+   */
+  readonly loader?: LoaderKind;
   /** Flushes the streams; resolves when written. */
   flush(): Promise<void>;
   /**

@@ -19,7 +19,13 @@ import {
   tagsFlag,
   unknownFlag,
 } from "./flags.ts";
-import { COMMANDS, helpText, SANDBOX_LIST_FLAGS, SANDBOX_PRUNE_FLAGS } from "./help.ts";
+import {
+  COMMANDS,
+  DOCTOR_FLAGS,
+  helpText,
+  SANDBOX_LIST_FLAGS,
+  SANDBOX_PRUNE_FLAGS,
+} from "./help.ts";
 import type { Io } from "./io.ts";
 
 const RESERVED: Readonly<Record<string, string>> = {
@@ -30,6 +36,9 @@ const RESERVED: Readonly<Record<string, string>> = {
   check: "exp --dry",
   session: "exp",
 };
+
+/** Commands reached through a group word (`sandbox list`, `doctor docker`). */
+const GROUPED_REGEXP = /^(?:sandbox|doctor) /;
 
 /** Flags accepted before any command (CLI-4, CLI-5). */
 const ROOT_FLAGS: readonly FlagSpec[] = [
@@ -121,6 +130,12 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
         ? await runSandboxList(io, { ...options, orphans: flagSet(flags, "orphans") })
         : await runSandboxPrune(io, { ...options, force: flagSet(flags, "force") });
     }
+    case "doctor docker": {
+      const flags = parseFlags(tail, DOCTOR_FLAGS, sub);
+      noPositionals(flags.positionals, sub);
+      const { runDoctorDocker } = await import("./doctor.ts");
+      return await runDoctorDocker(io, { json: flagSet(flags, "json") });
+    }
     case "clean": {
       const { runClean, CLEAN_FLAGS } = await import("./clean.ts");
       const flags = parseFlags(tail, CLEAN_FLAGS, "clean");
@@ -147,12 +162,17 @@ function route(command: string, rest: readonly string[]): { sub: string; tail: s
     );
   }
   if (command === "sandbox") return sandboxRoute(rest);
+  if (command === "doctor") return doctorRoute(rest);
   if (!Object.hasOwn(COMMANDS, command) || command.includes(" ")) {
     throw new UsageError(
       "usage",
       `unknown command ${quoteValue(command)}`,
       `commands: ${
-        [...new Set(Object.keys(COMMANDS).map((c) => c.startsWith("sandbox ") ? "sandbox" : c))]
+        [
+          ...new Set(
+            Object.keys(COMMANDS).map((c) => GROUPED_REGEXP.test(c) ? c.split(" ")[0]! : c),
+          ),
+        ]
           .filter((c) => !c.includes(" ")).join(", ")
       }`,
     );
@@ -174,6 +194,20 @@ function sandboxRoute(rest: readonly string[]): { sub: string; tail: string[] } 
       "usage",
       name === undefined ? "niceeval sandbox needs a subcommand" : `unknown command "${sub}"`,
       "subcommands: sandbox list, sandbox prune",
+    );
+  }
+  return { sub, tail };
+}
+
+/** `doctor docker` (CMD-19): the checked system is the first argument. */
+function doctorRoute(rest: readonly string[]): { sub: string; tail: string[] } {
+  const [name, ...tail] = rest;
+  const sub = `doctor ${name}`;
+  if (name === undefined || !Object.hasOwn(COMMANDS, sub)) {
+    throw new UsageError(
+      "usage",
+      name === undefined ? "niceeval doctor needs a subcommand" : `unknown command "${sub}"`,
+      "subcommands: doctor docker",
     );
   }
   return { sub, tail };

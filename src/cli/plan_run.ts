@@ -53,6 +53,7 @@ import {
   resolvePlanCap,
   type RunPlanOptions,
 } from "../scheduler/mod.ts";
+import { runDockerChecks } from "./docker_checks.ts";
 import type { ExpOptions } from "./exp_options.ts";
 import type { Io } from "./io.ts";
 import type { LoadedProject } from "./project.ts";
@@ -253,6 +254,8 @@ export async function openSandboxes(
     runIds: readonly string[];
     identity: ProcessIdentity;
     probe: ProcessProbe;
+    /** `--max-build-concurrency`; overrides config `maxBuildConcurrency` (cli.md §3.2). */
+    maxBuildConcurrency?: number;
   },
 ): Promise<SandboxWiring> {
   const { planned, project, runIds, identity, probe } = input;
@@ -266,7 +269,14 @@ export async function openSandboxes(
   if (!planned.plan.slots.some((s) => s.sandbox !== undefined)) {
     return { runner: { hostEnv }, scheduler: () => ({}) };
   }
-  const registry = createProviderRegistry({ hostEnv, clock: io.clock });
+  await runDockerChecks(io, {
+    plan: planned.plan,
+    cap: planned.cap.cap,
+    maxSandboxes: project.config.maxSandboxes,
+    hostEnv,
+    probe,
+  });
+  const registry = createProviderRegistry({ hostEnv, clock: io.clock, user: io.user });
   const runtime = new SandboxRuntime({
     registry,
     owner: ownerIdentityOf(identity),
@@ -280,6 +290,10 @@ export async function openSandboxes(
     stateDir: stateDirOf(io.env),
     limits: machineSlotLimits(project.config.maxSandboxes, { cpus: io.cpus }),
     owner: { pid: io.pid, host: io.hostname },
+    runIdOf: (experimentId) => {
+      const index = planned.plan.experiments.findIndex((e) => e.id === experimentId);
+      return index < 0 ? undefined : runIds[index];
+    },
     clock: io.clock,
   });
   return {
@@ -287,7 +301,7 @@ export async function openSandboxes(
     scheduler: (emit) => ({
       sandbox: { machineSlots, createsPerSecond: project.config.createsPerSecond },
       builds: {
-        maxConcurrency: project.config.maxBuildConcurrency,
+        maxConcurrency: input.maxBuildConcurrency ?? project.config.maxBuildConcurrency,
         prepare: artifactPreparer(registry),
       },
       beforeTeardown: async (experimentId) => {

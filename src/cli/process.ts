@@ -4,11 +4,18 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Console } from "node:console";
+import { userInfo } from "node:os";
 import { Writable } from "node:stream";
-import { credentialValues, realClock, Redactor, type TimerHandle } from "../_shared/mod.ts";
+import {
+  credentialValues,
+  realClock,
+  Redactor,
+  type TimerHandle,
+  UsageError,
+} from "../_shared/mod.ts";
 import { realRandom } from "../_shared/mod.ts";
-import { installApi } from "../loader/mod.ts";
-import type { ApiNamespaces, ApiUrls } from "../loader/mod.ts";
+import { buildImportMap, installApi, type LoaderSelection, selectLoader } from "../loader/mod.ts";
+import type { ApiNamespaces, ApiUrls, ImportMap } from "../loader/mod.ts";
 import type { ConsoleScope, Io, LogTarget, TextSink } from "./io.ts";
 import { main } from "./main.ts";
 import { createSignalCounter, type InterruptSignal } from "./signals.ts";
@@ -36,15 +43,26 @@ export async function runProcess(
     onExit: () => exit(130),
   });
   const onSignal = (name: InterruptSignal) => () => count(name);
-  const handlers = { SIGINT: onSignal("SIGINT"), SIGTERM: onSignal("SIGTERM") };
+  const handlers = {
+    SIGINT: onSignal("SIGINT"),
+    SIGTERM: onSignal("SIGTERM"),
+    SIGHUP: onSignal("SIGHUP"),
+  };
   for (const [name, handler] of Object.entries(handlers)) {
     Deno.addSignalListener(name as Deno.Signal, handler);
   }
   const watchdog = launcher === undefined ? undefined : watchParent(launcher, handlers.SIGTERM);
-  const env = Object.freeze(Deno.env.toObject());
-  const redactor = new Redactor(credentialValues(env));
+  const processEnv = Deno.env.toObject();
+  const redactor = new Redactor(credentialValues(processEnv));
   const stdout = sink(Deno.stdout, redactor);
   const stderr = sink(Deno.stderr, redactor);
+  const loader = await chooseLoader(processEnv.NICEEVAL_LOADER, options.apiUrls);
+  if (!("kind" in loader)) {
+    stderr.write(`error: ${loader.message} [${loader.code}]\nhint: ${loader.hint}\n`);
+    return exit(2);
+  }
+  if (loader.note !== undefined && !jsonRequested(Deno.args)) stderr.write(`${loader.note}\n`);
+  const env = Object.freeze(processEnv);
   const io: Io = {
     stdout,
     stderr,
@@ -63,7 +81,9 @@ export async function runProcess(
     hostname: Deno.hostname(),
     cpus: navigator.hardwareConcurrency,
     uid: Deno.uid(),
+    user: userName(),
     apiUrls: options.apiUrls,
+    loader: loader.kind,
     flush: () => Promise.resolve(),
     atExit,
   };
@@ -73,6 +93,60 @@ export async function runProcess(
     Deno.removeSignalListener(name as Deno.Signal, handler);
   }
   return exit(code);
+}
+
+/**
+ * Selects the module loader once for the process (toolchain.md §8 rules 1–3): from
+ * `NICEEVAL_LOADER`, the compiled-binary flag, and what a `data:` probe module resolves in this
+ * process's import map compared with the project's own `deno.json` (docs/loader.md).
+ */
+async function chooseLoader(
+  requested: string | undefined,
+  apiUrls: ApiUrls,
+): Promise<LoaderSelection | UsageError> {
+  const standalone = Deno.build.standalone === true;
+  const probe = standalone ? undefined : await import(
+    "data:text/javascript,export default (s) => { try { return import.meta.resolve(s); } catch { return undefined; } };"
+  ) as { default: (specifier: string) => string | undefined };
+  try {
+    return selectLoader({
+      requested,
+      standalone,
+      resolve: (specifier) => probe?.default(specifier),
+      projectMap: () => projectMap(Deno.cwd(), apiUrls),
+    });
+  } catch (error) {
+    if (error instanceof UsageError) return error;
+    throw error;
+  }
+}
+
+/** The project's import map for the probe; undefined when it cannot be read. */
+function projectMap(root: string, apiUrls: ApiUrls): ImportMap | undefined {
+  try {
+    // Synchronous on purpose: the selection is one decision at start, before any other work.
+    return buildImportMap({ root, apiUrls, readText: readIfExists });
+  } catch {
+    return undefined;
+  }
+}
+
+function readIfExists(path: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
+/** The name of the user this process runs as; undefined when the host cannot tell. */
+function userName(): string | undefined {
+  try {
+    return userInfo().username || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

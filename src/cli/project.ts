@@ -9,7 +9,14 @@ import {
   parseEnvFile,
 } from "../config/mod.ts";
 import { type DiscoveredProject, discoverProject, type DiscoveryIssue } from "../discovery/mod.ts";
-import { loadNative } from "../loader/mod.ts";
+import {
+  API_NAMES,
+  type ApiUrls,
+  createEmbeddedLoader,
+  loadNative,
+  type ModuleLoader,
+  readProjectMap,
+} from "../loader/mod.ts";
 import type { Io } from "./io.ts";
 
 /** A loaded project. */
@@ -33,12 +40,35 @@ export async function loadProject(
   // Outside a project, `config-missing` says more than any problem of a stray `.env`.
   await requireConfig(root);
   const env = { ...io.env, ...Object.fromEntries(await applyEnvFile(io, root)) };
-  const config = await loadConfig(root, loadNative);
+  const load = await projectLoader(io, root);
+  const config = await loadConfig(root, load);
   const discovered = await discoverProject(root, {
-    load: loadNative,
+    load,
     experiments: options.experiments,
   });
   return { root, config, discovered, env };
+}
+
+/**
+ * The loader the process selected (`Io.loader`): native unless it is `embedded`. One project load per command, so the embedded registry made
+ * here evaluates each file once for the config, the evals and the experiments.
+ */
+export async function projectLoader(io: Io, root: string): Promise<ModuleLoader> {
+  if (io.loader !== "embedded") return loadNative;
+  const importMap = await readProjectMap(root, io.apiUrls ?? ownApiUrls());
+  return createEmbeddedLoader({ root, importMap }).load;
+}
+
+/** The entries of this copy of niceeval, for an Io without them (in-process tests). */
+function ownApiUrls(): ApiUrls {
+  const [root, ...subpaths] = API_NAMES;
+  return Object.fromEntries([
+    [root, new URL("../../mod.ts", import.meta.url).href],
+    ...subpaths.map((name) => [
+      name,
+      new URL(`../public/${name.slice("niceeval/".length)}.ts`, import.meta.url).href,
+    ]),
+  ]) as ApiUrls;
 }
 
 /**

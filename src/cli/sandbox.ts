@@ -1,17 +1,20 @@
 /**
  * `niceeval sandbox list` and `niceeval sandbox prune` (sandboxes.md §7.3, cli.md CMD-19): find
  * stamped sandboxes, classify their owners (§7.2) and destroy orphans. Neither loads a project,
- * config or user code. Providers covered in this release: `local`.
+ * config or user code. Providers covered in this release: `local` always, `docker` when a daemon
+ * answers within 2 s (rule 93).
  */
-import { errorMessage, formatDuration, UsageError } from "../_shared/mod.ts";
+import { errorMessage, formatDuration, raceAbort, UsageError } from "../_shared/mod.ts";
 import { createProcessProbe, type ProcessProbe } from "../coordination/mod.ts";
 import {
   classifyOwner,
+  createProviderRegistry,
   destroyLocalRoot,
   findLocalRoots,
   localTmpDir,
   type OwnedInstance,
   type OwnerStatus,
+  type SandboxProvider,
 } from "../sandbox/mod.ts";
 import type { Io } from "./io.ts";
 
@@ -34,7 +37,9 @@ export interface SandboxCommandDeps {
 }
 
 /** Providers `sandbox list` and `prune` can query. */
-const PROVIDERS = ["local"] as const;
+const PROVIDERS = ["local", "docker"] as const;
+/** How long the docker daemon may take to answer before it counts as absent (rule 93). */
+const DOCKER_QUERY_MS = 2_000;
 
 interface Row {
   readonly provider: string;
@@ -45,6 +50,8 @@ interface Row {
 interface Found {
   readonly providers: { name: string; reachable: boolean; error?: string }[];
   readonly rows: Row[];
+  /** Destroys one instance of a queried provider. */
+  readonly destroy: (row: Row) => Promise<"destroyed" | "already-gone">;
 }
 
 /** `sandbox list`: exit 1 only when a queried provider failed (rule 95). */
@@ -83,7 +90,7 @@ export async function runSandboxPrune(
   const failed: { id: string; message: string }[] = [];
   for (const { provider, instance } of targets) {
     try {
-      const outcome = await destroyLocalRoot(localTmpDir(io.env), instance.id);
+      const outcome = await found.destroy({ provider, instance, status: "orphan" });
       destroyed.push(instance.id);
       if (!o.json) io.stdout.write(`${provider}  ${instance.id}  ${outcome}\n`);
     } catch (error) {
@@ -117,21 +124,91 @@ async function findSandboxes(
   const uid = deps.uid ?? io.uid ?? undefined;
   const providers: Found["providers"] = [];
   const rows: Row[] = [];
-  try {
-    const instances = await findLocalRoots(
-      localTmpDir(io.env),
-      {},
-      uid === undefined ? {} : { uid },
-    );
+  const classify = async (provider: string, instances: readonly OwnedInstance[]) => {
     for (const instance of instances) {
       const status = await classifyOwner(instance.owner, { host: io.hostname, probe });
-      rows.push({ provider: "local", instance, status });
+      rows.push({ provider, instance, status });
     }
-    providers.push({ name: "local", reachable: true });
-  } catch (error) {
-    providers.push({ name: "local", reachable: false, error: errorMessage(error) });
+  };
+  if (o.provider === undefined || o.provider === "local") {
+    try {
+      await classify(
+        "local",
+        await findLocalRoots(localTmpDir(io.env), {}, uid === undefined ? {} : { uid }),
+      );
+      providers.push({ name: "local", reachable: true });
+    } catch (error) {
+      providers.push({ name: "local", reachable: false, error: errorMessage(error) });
+    }
   }
-  return { providers, rows };
+  let docker: SandboxProvider | undefined;
+  if (o.provider === undefined || o.provider === "docker") {
+    const found = await findDocker(io);
+    if (found.kind === "absent") {
+      io.stderr.write(`docker: no daemon at ${found.endpoint}\n`);
+    } else if (found.kind === "failed") {
+      providers.push({ name: "docker", reachable: false, error: found.error });
+    } else {
+      docker = found.provider;
+      await classify("docker", found.instances);
+      providers.push({ name: "docker", reachable: true });
+    }
+  }
+  const destroy = (row: Row) => {
+    if (row.provider === "local") return destroyLocalRoot(localTmpDir(io.env), row.instance.id);
+    return docker!.destroyDetached!(row.instance.id, io.interrupt);
+  };
+  return { providers, rows, destroy };
+}
+
+/**
+ * The run-start notice of rule 97 for a plan that uses docker: one label query; undefined when no
+ * daemon answers or no container of a dead owner is left.
+ */
+export async function dockerOrphanNotice(
+  io: Io,
+  deps: { readonly probe: ProcessProbe },
+): Promise<string | undefined> {
+  const found = await findDocker(io);
+  if (found.kind !== "found") return undefined;
+  let orphans = 0;
+  for (const instance of found.instances) {
+    const status = await classifyOwner(instance.owner, { host: io.hostname, probe: deps.probe });
+    if (status === "orphan") orphans++;
+  }
+  if (orphans === 0) return undefined;
+  return `${orphans} orphaned docker sandboxes from earlier runs; remove them with niceeval sandbox prune`;
+}
+
+type DockerFound =
+  | { kind: "absent"; endpoint: string }
+  | { kind: "failed"; error: string }
+  | { kind: "found"; provider: SandboxProvider; instances: readonly OwnedInstance[] };
+
+/**
+ * The niceeval-labelled docker containers (rule 93): a daemon that does not answer within 2 s, or
+ * that cannot be reached at all, is absent — not an error.
+ */
+async function findDocker(io: Io): Promise<DockerFound> {
+  const endpoint = io.env.DOCKER_HOST || "unix:///var/run/docker.sock";
+  const registry = createProviderRegistry({ hostEnv: io.env, clock: io.clock, user: io.user });
+  const provider = await registry.get("docker");
+  const limit = new AbortController();
+  const timer = io.clock.setTimeout(() => limit.abort(), DOCKER_QUERY_MS);
+  const signal = AbortSignal.any([io.interrupt, limit.signal]);
+  try {
+    const query = provider.findOwned!({}, signal);
+    query.catch(() => undefined); // past the limit its outcome no longer matters
+    return { kind: "found", provider, instances: await raceAbort(query, signal) };
+  } catch (error) {
+    io.interrupt.throwIfAborted();
+    if (limit.signal.aborted || provider.classifyCreateError(error) === "rejected") {
+      return { kind: "absent", endpoint };
+    }
+    return { kind: "failed", error: errorMessage(error) };
+  } finally {
+    io.clock.clearTimeout(timer);
+  }
 }
 
 /** The `--json` document of rule 96. */

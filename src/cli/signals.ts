@@ -9,8 +9,11 @@ import type { Clock } from "../_shared/mod.ts";
 /** De-duplication window of a relayed signal (toolchain.md §10.5.2). */
 export const SIGNAL_DEDUPE_MS = 250;
 
-/** An interrupt signal the process listens to. */
-export type InterruptSignal = "SIGINT" | "SIGTERM";
+/**
+ * An interrupt signal the process listens to. SIGHUP (the terminal closed, or a launcher relayed
+ * it) takes the SIGTERM path, so that the run cleans up and publishes what it finished.
+ */
+export type InterruptSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
 
 /** What {@link createSignalCounter} calls for the first, second and third counted signal. */
 interface SignalCounterOptions {

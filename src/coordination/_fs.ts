@@ -1,16 +1,28 @@
 /** Durable small-file helpers for coordination records (no locking here: that is `lock.ts`). */
-import { dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
+import { realRandom } from "../_shared/mod.ts";
 
-/** Exclusive-creates `path` with `text`, fsyncs the file, then its directory. */
+/**
+ * Exclusive-creates `path` with `text`: the text goes into a temporary file beside it, which is
+ * fsynced and then hard-linked to `path` (failing with `AlreadyExists` like an exclusive create),
+ * then the directory is fsynced. A process killed at any moment leaves either no `path` or a
+ * complete one, never an empty file; at most a stray temporary file, which no reader lists.
+ */
 export async function createFileExclusive(path: string, text: string): Promise<void> {
-  const file = await Deno.open(path, { write: true, createNew: true });
+  const temp = join(dirname(path), `.${basename(path)}.${realRandom.uuid()}.tmp`);
+  const file = await Deno.open(temp, { write: true, createNew: true });
   try {
-    const bytes = new TextEncoder().encode(text);
-    let offset = 0;
-    while (offset < bytes.length) offset += await file.write(bytes.subarray(offset));
-    await file.sync();
+    try {
+      const bytes = new TextEncoder().encode(text);
+      let offset = 0;
+      while (offset < bytes.length) offset += await file.write(bytes.subarray(offset));
+      await file.sync();
+    } finally {
+      file.close();
+    }
+    await Deno.link(temp, path);
   } finally {
-    file.close();
+    await Deno.remove(temp).catch(() => undefined);
   }
   await syncDir(dirname(path));
 }

@@ -64,9 +64,9 @@ export interface HeldLease extends AsyncDisposable {
   /** The lease directory. */
   readonly dir: string;
   /**
-   * LEASE-8 release: writes `released-<g>.json` (`by: "owner"`), then drops the flock. When the
-   * write fails the flock is dropped anyway and the lease stays retained (`release-failed`).
-   * Idempotent: later calls return the first outcome.
+   * Releases the lease (LEASE-8): writes `released-<g>.json` (`by: "owner"`), then drops the
+   * flock. When the write fails the flock is dropped anyway and the lease stays retained
+   * (`release-failed`). Idempotent: later calls return the first outcome.
    */
   release(): Promise<LeaseReleaseOutcome>;
   /** Drops the flock and writes nothing; idempotent, a no-op after release (LEASE-8 retain). */

@@ -6,7 +6,7 @@
  * and reading small JSON record files. Nothing else in niceeval locks files.
  * It never runs hooks itself: teardowns arrive as functions, and outcomes go back as values.
  */
-export { acquireLock, readLockOwner, tryAcquireLock } from "./lock.ts";
+export { readLockOwner, tryAcquireLock } from "./lock.ts";
 export { stateDirOf } from "./state_dir.ts";
 export {
   MACHINE_SLOT_POLL_MS,

@@ -16,9 +16,10 @@ import {
 } from "./teardown_registry.ts";
 
 /**
- * ORPH-2 status. `orphan`: same host, free flock, pid dead or reused. `live`: flock taken, or the
- * pid still runs with the recorded start. `other-host`: never touched. `unverified`: a check could
- * not be made (unreadable file, unknown liveness or start time), so it is left alone (fail closed).
+ * A registration's status (ORPH-2). `orphan`: same host, free flock, pid dead or reused. `live`:
+ * flock taken, or the pid still runs with the recorded start. `other-host`: never touched.
+ * `unverified`: a check could not be made (unreadable file, unknown liveness or start time), so it
+ * is left alone (fail closed).
  */
 type RegistrationStatus = "orphan" | "live" | "other-host" | "unverified";
 

@@ -1,7 +1,7 @@
 /**
  * @module
  * `niceeval/sandbox`: sandbox layers for sandbox agents. A template layer chooses the provider
- * (`localSandbox`, or a custom one made with `defineSandbox`); `sandboxLayer` adds a fixture, hooks
+ * (`localSandbox`, `dockerSandbox`, or a custom one made with `defineSandbox`); `sandboxLayer` adds a fixture, hooks
  * and prepare steps without choosing one. Layers go into the `sandbox` option of an Experiment,
  * Eval or Eval group; the test body reaches the sandbox through `t.sandbox`.
  *
@@ -12,8 +12,13 @@
  * export const layer = sandboxLayer().prepare("git init -q", ["touch", "notes.md"]);
  * ```
  */
-export { defineSandbox, localSandbox, sandboxLayer } from "../sandbox/mod.ts";
-export type { DefineSandboxOptions, LocalSandboxOptions } from "../sandbox/mod.ts";
+export { defineSandbox, dockerSandbox, localSandbox, sandboxLayer } from "../sandbox/mod.ts";
+export type {
+  DefineSandboxOptions,
+  DockerSandboxOptions,
+  DockerSource,
+  LocalSandboxOptions,
+} from "../sandbox/mod.ts";
 export {
   SandboxAbortedError,
   SandboxCommandError,

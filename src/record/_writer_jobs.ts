@@ -77,8 +77,8 @@ type SettledFiles =
   | { readonly ok: false; readonly error: unknown };
 
 /**
- * REC-9 step 4's files in rename order: events.json, assertions.json, final attempt.json;
- * credential values redacted (CLI-8).
+ * Renders a settled Attempt's files in rename order: events.json, assertions.json, final
+ * attempt.json (REC-9 step 4), with credential values redacted (CLI-8).
  */
 export function settledFiles(
   header: AttemptHeader,
@@ -186,8 +186,8 @@ export async function runJob(job: Job, guard: WriteGuard): Promise<void> {
 }
 
 /**
- * REC-9 step 4 in order: events.json, assertions.json, final attempt.json, renamed in that order
- * and made durable by one fsync of the Attempt directory; the member is the slot's next job.
+ * Writes events.json, assertions.json and the final attempt.json, renamed in that order and made
+ * durable by one fsync of the Attempt directory (REC-9 step 4); the member is the slot's next job.
  */
 async function writeSettled(
   attempt: AttemptState,

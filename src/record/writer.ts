@@ -244,11 +244,11 @@ export class RecordWriter {
   }
 
   /**
-   * REC-9 steps 6–7 for one Run. Before the marker: one fsync of `attempts/` (the entries of the
-   * Attempt directories), the final `run.json` (its write fsyncs the Run directory) and one fsync
-   * of `runs/` (the Run's own entry), so everything the marker publishes is durable first. Then
-   * `complete`: exclusive create, fsync, fsync the Run directory and `runs/`. If a step after the
-   * create fails, the marker is removed again: the Run stays unpublished.
+   * Publishes one Run (REC-9 steps 6–7). Before the marker: one fsync of `attempts/` (the entries
+   * of the Attempt directories), the final `run.json` (its write fsyncs the Run directory) and one
+   * fsync of `runs/` (the Run's own entry), so everything the marker publishes is durable first.
+   * Then `complete`: exclusive create, fsync, fsync the Run directory and `runs/`. If a step after
+   * the create fails, the marker is removed again: the Run stays unpublished.
    */
   async #publish(run: RunState, completion: "completed" | "interrupted"): Promise<boolean> {
     const attempts = run.attemptsDir;

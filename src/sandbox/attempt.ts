@@ -15,7 +15,7 @@ import {
 } from "./facade.ts";
 import { copyFixtures } from "./fixtures.ts";
 import { baselineLedger, hasGit } from "./ledger.ts";
-import { type InstanceAdmission, LEASE_RESERVE_MS, type Pool } from "./pool.ts";
+import { type InstanceAdmission, LEASE_RESERVE_MS, type Pool, type PoolPriority } from "./pool.ts";
 import {
   type AttemptLayer,
   failureOf,
@@ -97,6 +97,11 @@ interface LeasedSandboxOptions extends AttemptSandboxCommon {
   readonly releaseOutcome: () => "reset" | "retire";
   /** Machine slot and pacing of a new instance this lease creates. */
   readonly admission?: InstanceAdmission;
+  /**
+   * The Attempt's scheduler priority key: while the pool is full, the smallest key is served
+   * first (PRIO-1). Without one the lease waits after every keyed waiter, in arrival order.
+   */
+  readonly priority?: PoolPriority;
 }
 
 /** A ready sandbox, or why it is not. */
@@ -162,6 +167,7 @@ export async function openLeasedSandbox(o: LeasedSandboxOptions): Promise<Attemp
       minRemainingMs,
       signal: o.signal,
       ...(o.admission ? { admission: o.admission } : {}),
+      ...(o.priority !== undefined ? { priority: o.priority } : {}),
     });
     const deadlineAt = o.startDeadline();
     const facadeLease = createFacadeLease();

@@ -4,7 +4,27 @@
  */
 import type { CommandResult, CreateErrorClass } from "./types.ts";
 
-/** The base of every sandbox error; an uncaught one makes the Attempt `errored` with `code`. */
+/**
+ * The base of every sandbox error; an uncaught one makes the Attempt `errored` with `code`.
+ *
+ * @example
+ * ```ts
+ * import { defineEval } from "niceeval";
+ * import type { SandboxError } from "niceeval/sandbox";
+ * export default defineEval({
+ *   async test(t) {
+ *     try {
+ *       await t.sandbox.runShellOrThrow("make");
+ *     } catch (error) {
+ *       // Recognised by `name` and `code`, so an error from another copy of the API counts too.
+ *       const code = (error as Partial<SandboxError>).code;
+ *       if (typeof code === "string" && code.startsWith("sandbox-")) t.log(`failed: ${code}`);
+ *       throw error;
+ *     }
+ *   },
+ * });
+ * ```
+ */
 export class SandboxError extends Error {
   /** Kebab-case code, e.g. `sandbox-command-failed`. */
   readonly code: string;
@@ -21,7 +41,20 @@ export class SandboxError extends Error {
   }
 }
 
-/** Factory or layer options are invalid (`sandbox-config-invalid`). */
+/**
+ * Factory or layer options are invalid (`sandbox-config-invalid`).
+ *
+ * @example
+ * ```ts
+ * import { localSandbox, type SandboxConfigError } from "niceeval/sandbox";
+ * try {
+ *   localSandbox({ passEnv: [""] });
+ * } catch (error) {
+ *   if ((error as Error).name !== "SandboxConfigError") throw error;
+ *   console.error(`option ${(error as SandboxConfigError).option} is invalid`);
+ * }
+ * ```
+ */
 export class SandboxConfigError extends SandboxError {
   /** Path of the offending option, e.g. `fixture` or `passEnv[1]`. */
   readonly option: string;
@@ -33,7 +66,25 @@ export class SandboxConfigError extends SandboxError {
   }
 }
 
-/** An `*OrThrow` command exited non-zero (`sandbox-command-failed`). */
+/**
+ * An `*OrThrow` command exited non-zero (`sandbox-command-failed`).
+ *
+ * @example
+ * ```ts
+ * import { defineEval } from "niceeval";
+ * import type { SandboxCommandError } from "niceeval/sandbox";
+ * export default defineEval({
+ *   async test(t) {
+ *     try {
+ *       await t.sandbox.runShellOrThrow("npm test");
+ *     } catch (error) {
+ *       if ((error as Error).name !== "SandboxCommandError") throw error;
+ *       t.log((error as SandboxCommandError).result.stderr);
+ *     }
+ *   },
+ * });
+ * ```
+ */
 export class SandboxCommandError extends SandboxError {
   /** The complete result of the command. */
   readonly result: CommandResult;
@@ -45,7 +96,25 @@ export class SandboxCommandError extends SandboxError {
   }
 }
 
-/** A command exceeded its limit (`sandbox-command-timeout`). */
+/**
+ * A command exceeded its limit (`sandbox-command-timeout`).
+ *
+ * @example
+ * ```ts
+ * import { defineEval } from "niceeval";
+ * import type { SandboxTimeoutError } from "niceeval/sandbox";
+ * export default defineEval({
+ *   async test(t) {
+ *     try {
+ *       await t.sandbox.runShell("npm run build", { timeoutMs: 60_000 });
+ *     } catch (error) {
+ *       if ((error as Error).name !== "SandboxTimeoutError") throw error;
+ *       t.log(`the build ran over ${(error as SandboxTimeoutError).limitMs} ms`);
+ *     }
+ *   },
+ * });
+ * ```
+ */
 export class SandboxTimeoutError extends SandboxError {
   /** The limit that passed. */
   readonly limitMs: number;
@@ -60,7 +129,24 @@ export class SandboxTimeoutError extends SandboxError {
   }
 }
 
-/** A signal aborted the command (`sandbox-command-aborted`); `cause` is the signal's reason. */
+/**
+ * A signal aborted the command (`sandbox-command-aborted`); `cause` is the signal's reason.
+ *
+ * @example
+ * ```ts
+ * import { defineEval } from "niceeval";
+ * export default defineEval({
+ *   async test(t) {
+ *     const stop = AbortSignal.any([t.signal, AbortSignal.timeout(5_000)]);
+ *     try {
+ *       await t.sandbox.runShell("tail -f server.log", { signal: stop });
+ *     } catch (error) {
+ *       if ((error as Error).name !== "SandboxAbortedError") throw error;
+ *     }
+ *   },
+ * });
+ * ```
+ */
 export class SandboxAbortedError extends SandboxError {
   constructor(message: string, options?: ErrorOptions) {
     super("sandbox-command-aborted", message, options);
@@ -68,7 +154,24 @@ export class SandboxAbortedError extends SandboxError {
   }
 }
 
-/** The handle was retired or stopped, or the lease ended (`sandbox-retired`). */
+/**
+ * The handle was retired or stopped, or the lease ended (`sandbox-retired`).
+ *
+ * @example
+ * ```ts
+ * import { SandboxRetiredError } from "niceeval/sandbox";
+ * // Inside a custom provider: a call on a stopped VM.
+ * class VmConnection {
+ *   #stopped = false;
+ *   stop(): void {
+ *     this.#stopped = true;
+ *   }
+ *   run(script: string): void {
+ *     if (this.#stopped) throw new SandboxRetiredError(`Cannot run "${script}": VM stopped`);
+ *   }
+ * }
+ * ```
+ */
 export class SandboxRetiredError extends SandboxError {
   constructor(message: string, options?: ErrorOptions) {
     super("sandbox-retired", message, options);
@@ -76,7 +179,24 @@ export class SandboxRetiredError extends SandboxError {
   }
 }
 
-/** An option is not in the handle's capabilities (`sandbox-unsupported`). */
+/**
+ * An option is not in the handle's capabilities (`sandbox-unsupported`).
+ *
+ * @example
+ * ```ts
+ * import { defineEval } from "niceeval";
+ * export default defineEval({
+ *   async test(t) {
+ *     try {
+ *       await t.sandbox.runShell("whoami", { user: "root" });
+ *     } catch (error) {
+ *       if ((error as Error).name !== "SandboxUnsupportedError") throw error;
+ *       t.skip("the provider cannot run commands as another user");
+ *     }
+ *   },
+ * });
+ * ```
+ */
 export class SandboxUnsupportedError extends SandboxError {
   /** `user` or `stdin`. */
   readonly option: string;
@@ -88,7 +208,25 @@ export class SandboxUnsupportedError extends SandboxError {
   }
 }
 
-/** A path does not exist (`sandbox-file-not-found`). */
+/**
+ * A path does not exist (`sandbox-file-not-found`).
+ *
+ * @example
+ * ```ts
+ * import { defineEval } from "niceeval";
+ * export default defineEval({
+ *   async test(t) {
+ *     let report = "";
+ *     try {
+ *       report = await t.sandbox.readText("report.md");
+ *     } catch (error) {
+ *       if ((error as Error).name !== "SandboxFileNotFoundError") throw error;
+ *     }
+ *     t.log(report === "" ? "no report written" : report);
+ *   },
+ * });
+ * ```
+ */
 export class SandboxFileNotFoundError extends SandboxError {
   /** The normalized sandbox path. */
   readonly path: string;
@@ -100,7 +238,25 @@ export class SandboxFileNotFoundError extends SandboxError {
   }
 }
 
-/** Empty or NUL path, a directory read, or a local path escape (`sandbox-path-invalid`). */
+/**
+ * Empty or NUL path, a directory read, or a local path escape (`sandbox-path-invalid`).
+ *
+ * @example
+ * ```ts
+ * import { defineEval } from "niceeval";
+ * import type { SandboxPathError } from "niceeval/sandbox";
+ * export default defineEval({
+ *   async test(t) {
+ *     try {
+ *       await t.sandbox.readText("src");
+ *     } catch (error) {
+ *       if ((error as Error).name !== "SandboxPathError") throw error;
+ *       t.log(`not a file: ${(error as SandboxPathError).path}`);
+ *     }
+ *   },
+ * });
+ * ```
+ */
 export class SandboxPathError extends SandboxError {
   /** The path as given. */
   readonly path: string;

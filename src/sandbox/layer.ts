@@ -1,9 +1,9 @@
 /**
- * Layer factories of `niceeval/sandbox` (sandboxes.md §1.2–§1.3): `localSandbox`, `defineSandbox`
- * and `sandboxLayer`, plus the plan-time path check and hook identities. Factories validate
- * synchronously and throw {@link SandboxConfigError}; they do no I/O.
+ * Layer factories of `niceeval/sandbox` (sandboxes.md §1.2–§1.3): `localSandbox`, `dockerSandbox`,
+ * `defineSandbox` and `sandboxLayer`, plus the plan-time path check and hook identities. Factories
+ * validate synchronously and throw {@link SandboxConfigError}; they do no I/O.
  */
-import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { dirname, isAbsolute, posix, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { closest, isPlainObject, sha256Hex } from "../_shared/mod.ts";
 import { MAX_CONCURRENCY, MAX_TIMER_MS } from "../_shared/mod.ts";
@@ -71,6 +71,90 @@ export function localSandbox(o?: LocalSandboxOptions): SandboxLayer {
     passEnv: Object.freeze(envNames(options.passEnv, what)),
   };
   return makeLayer(commonState("local", options, what, Object.freeze(spec)));
+}
+
+/** Where a docker sandbox's image comes from: a reference, or a Dockerfile build. */
+export type DockerSource =
+  | {
+    /** An image reference, e.g. `"node:22-bookworm"`. */
+    image: string;
+    /** When the image is pulled: absent only, every run, or never. @default {"missing"} */
+    pull?: "missing" | "always" | "never";
+  }
+  | {
+    /** The Dockerfile, relative to the declaring file's directory. */
+    dockerfile: string;
+    /** The build context directory, relative to the declaring file's directory. */
+    context: string;
+    /** Build arguments by name. @default {{}} */
+    buildArgs?: Record<string, string>;
+    /** The build stage to stop at. @default {the last stage} */
+    target?: string;
+  };
+
+/** Options of {@link dockerSandbox}. */
+export type DockerSandboxOptions = LayerCommon & DockerSource & {
+  /** The default user of every command. @default {the image's USER, else root} */
+  user?: string;
+  /** The absolute workdir. @default {"/workspace"} */
+  workdir?: string;
+  /** `"none"`, the daemon's default bridge, or one new network per sandbox. @default {"none"} */
+  network?: "none" | "bridge" | "own";
+  /** CPU limit in cores. @default {no limit} */
+  cpus?: number;
+  /** Memory limit in MiB (swap included). @default {no limit} */
+  memoryMb?: number;
+  /** Process limit. @default {no limit} */
+  pidsLimit?: number;
+};
+
+const DOCKER_COMMON_OPTIONS = ["fixture", "lifetimeMs", "user", "workdir", "network", "cpus"];
+const DOCKER_NETWORKS: readonly string[] = ["none", "bridge", "own"];
+const DOCKER_PULLS: readonly string[] = ["missing", "always", "never"];
+const IMAGE_REF_REGEXP = /^[^\s]+$/;
+
+/**
+ * A template layer for the `docker` provider: one container per physical sandbox, started from
+ * an image or from a Dockerfile built once per run.
+ *
+ * @param o The image or Dockerfile, user, workdir, network and resource limits.
+ * @returns An immutable template layer.
+ * @throws {SandboxConfigError} When an option is unknown or invalid, or both or neither of
+ *   `image` and `dockerfile` are given.
+ * @example
+ * ```ts
+ * import { dockerSandbox } from "niceeval/sandbox";
+ * export const sandbox = dockerSandbox({ image: "node:22-bookworm", user: "node" });
+ * ```
+ */
+export function dockerSandbox(o: DockerSandboxOptions): SandboxLayer {
+  const what = "dockerSandbox()";
+  const known = [...DOCKER_COMMON_OPTIONS, "memoryMb", "pidsLimit", "image", "pull"];
+  const options = checkLayerOptions(
+    o,
+    [...known, "dockerfile", "context", "buildArgs", "target"],
+    what,
+  );
+  const hasImage = options.image !== undefined;
+  const hasDockerfile = options.dockerfile !== undefined || options.context !== undefined;
+  if (hasImage === hasDockerfile) {
+    throw new SandboxConfigError(
+      hasImage ? "dockerfile" : "image",
+      `${what}: give either image or dockerfile with context`,
+    );
+  }
+  const spec: Record<string, unknown> = {
+    workdir: absolutePosix(options.workdir ?? "/workspace", "workdir", what),
+    network: oneOf(options.network ?? "none", DOCKER_NETWORKS, "network", what),
+  };
+  if (options.user !== undefined) spec.user = nonEmpty(options.user, "user", what);
+  if (options.cpus !== undefined) spec.cpus = positiveNumber(options.cpus, "cpus", what);
+  for (const name of ["memoryMb", "pidsLimit"] as const) {
+    if (options[name] !== undefined) spec[name] = positiveInteger(options[name], name, what);
+  }
+  const state = commonState("docker", options, what, Object.freeze({}));
+  Object.assign(spec, dockerSource(options, what, state.hostDir));
+  return makeLayer({ ...state, spec: Object.freeze(spec) });
 }
 
 /**
@@ -294,4 +378,98 @@ function fn(value: unknown, option: string, what: string): unknown {
     throw new SandboxConfigError(option, `${what}: ${option} must be a function`);
   }
   return value;
+}
+
+/** The image or Dockerfile part of a docker layer's spec. */
+function dockerSource(
+  options: Record<string, unknown>,
+  what: string,
+  hostDir: string | undefined,
+): Record<string, unknown> {
+  if (options.image !== undefined) {
+    const image = nonEmpty(options.image, "image", what);
+    if (!IMAGE_REF_REGEXP.test(image)) {
+      throw new SandboxConfigError("image", `${what}: image must be a reference without spaces`);
+    }
+    for (const name of ["buildArgs", "target"]) {
+      if (options[name] !== undefined) {
+        throw new SandboxConfigError(name, `${what}: ${name} needs dockerfile, not image`);
+      }
+    }
+    return { image, pull: oneOf(options.pull ?? "missing", DOCKER_PULLS, "pull", what) };
+  }
+  if (options.pull !== undefined) {
+    throw new SandboxConfigError("pull", `${what}: pull applies to image, not dockerfile`);
+  }
+  return {
+    build: Object.freeze({
+      dockerfile: hostFile(options.dockerfile, "dockerfile", what, hostDir),
+      context: hostFile(options.context, "context", what, hostDir),
+      buildArgs: Object.freeze(buildArgs(options.buildArgs, what)),
+      ...(options.target === undefined ? {} : { target: nonEmpty(options.target, "target", what) }),
+    }),
+  };
+}
+
+function nonEmpty(value: unknown, option: string, what: string): string {
+  if (typeof value !== "string" || value.trim() === "" || value.includes("\0")) {
+    throw new SandboxConfigError(option, `${what}: ${option} must be a non-empty string`);
+  }
+  return value;
+}
+
+function oneOf(value: unknown, allowed: readonly string[], option: string, what: string): string {
+  if (typeof value !== "string" || !allowed.includes(value)) {
+    throw new SandboxConfigError(
+      option,
+      `${what}: ${option} must be one of ${allowed.map((a) => `"${a}"`).join(", ")}`,
+    );
+  }
+  return value;
+}
+
+function absolutePosix(value: unknown, option: string, what: string): string {
+  const path = nonEmpty(value, option, what);
+  if (!path.startsWith("/")) {
+    throw new SandboxConfigError(option, `${what}: ${option} must be an absolute path`);
+  }
+  const normalized = posix.normalize(path);
+  return normalized.length > 1 && normalized.endsWith("/") ? normalized.slice(0, -1) : normalized;
+}
+
+function positiveNumber(value: unknown, option: string, what: string): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new SandboxConfigError(option, `${what}: ${option} must be a positive number`);
+  }
+  return value;
+}
+
+/** A host path resolved like `fixture` (rule 7); existence is checked at plan time. */
+function hostFile(value: unknown, option: string, what: string, hostDir?: string): string {
+  const declared = nonEmpty(value, option, what);
+  if (!isAbsolute(declared) && hostDir === undefined) {
+    throw new SandboxConfigError(
+      option,
+      `${what}: cannot resolve ${option} "${declared}": the declaring file is not a local file`,
+    );
+  }
+  return resolve(hostDir ?? "/", declared);
+}
+
+function buildArgs(value: unknown, what: string): Record<string, string> {
+  if (value === undefined) return {};
+  if (!isPlainObject(value)) {
+    throw new SandboxConfigError("buildArgs", `${what}: buildArgs must be an object of strings`);
+  }
+  const out: Record<string, string> = {};
+  for (const [name, arg] of Object.entries(value).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) {
+    if (typeof arg !== "string") {
+      throw new SandboxConfigError(
+        `buildArgs.${name}`,
+        `${what}: buildArgs.${name} must be a string`,
+      );
+    }
+    out[name] = arg;
+  }
+  return out;
 }

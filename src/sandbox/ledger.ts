@@ -18,6 +18,17 @@ const PRESERVED_PATTERNS: readonly string[] = [
   ".pnpm-store",
   ".cache",
 ];
+/**
+ * Pathspecs that keep the preserved patterns out of every ledger commit. Were they committed (a
+ * baseline after an install), `git reset --hard` to the anchor would delete them before
+ * `git clean -e` could keep them, and every second reset would lose them.
+ */
+const PRESERVED_EXCLUDES: readonly string[] = PRESERVED_PATTERNS.flatMap((p) => [
+  `:(exclude,glob)**/${p}`,
+  `:(exclude,glob)**/${p}/**`,
+]);
+/** `git add` of the whole workdir except the preserved patterns (rules 84, 85, 87). */
+const ADD_ALL = ["add", "-A", "-f", "--", ".", ...PRESERVED_EXCLUDES] as const;
 /** Bound of one reset. */
 export const RESET_TIMEOUT_MS = 30_000;
 
@@ -80,7 +91,7 @@ export async function anchorLedger(handle: SandboxHandle, o: LedgerOptions): Pro
     await run(handle, { argv: ["mkdir", "-p", "-m", "0700", dir] }, o);
   }
   await git(handle, ["init", "-q"], o);
-  await git(handle, ["add", "-A", "-f", "--", "."], o);
+  await git(handle, ADD_ALL, o);
   const nested = (await git(handle, ["ls-files", "-s"], o)).split("\n")
     .filter((line) => line.startsWith("160000 "))
     .map((line) => line.slice(line.indexOf("\t") + 1));
@@ -109,7 +120,7 @@ export async function baselineLedger(handle: SandboxHandle, o: LedgerOptions): P
     }
     await git(handle, ["init", "-q"], o);
   }
-  await git(handle, ["add", "-A", "-f", "--", "."], o);
+  await git(handle, ADD_ALL, o);
   await git(handle, ["commit", "-q", "--allow-empty", "-m", "baseline"], o);
   return (await git(handle, ["rev-parse", "HEAD"], o)).trim();
 }

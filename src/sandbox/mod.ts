@@ -3,7 +3,7 @@
  * Owns sandbox layers and their factories, the facade (`t.sandbox`, hook argument), the sandbox
  * lifecycle of one Attempt (create with retry, setups, fixtures, prepare, ledger baseline, the
  * cleanup stack), reuse and Eval-group pools with their ledger, owner stamps and crash cleanup, the
- * provider contract and registry, and the providers (`local`, custom).
+ * provider contract and registry, and the providers (`local`, `docker`, custom).
  *
  * This domain never schedules (lanes, machine slots and pacing reach it as callbacks), never decides
  * verdicts and never writes the Record: failures and diagnostics leave it as data.
@@ -11,11 +11,17 @@
 export {
   checkLayerPaths,
   defineSandbox,
+  dockerSandbox,
   layerHookIdentities,
   localSandbox,
   sandboxLayer,
 } from "./layer.ts";
-export type { DefineSandboxOptions, LocalSandboxOptions } from "./layer.ts";
+export type {
+  DefineSandboxOptions,
+  DockerSandboxOptions,
+  DockerSource,
+  LocalSandboxOptions,
+} from "./layer.ts";
 export { layerState } from "./_layer_state.ts";
 export { layerIdentity } from "./layer_identity.ts";
 export {
@@ -97,3 +103,10 @@ export type {
   SandboxProvider,
   TransferOptions,
 } from "./types.ts";
+export { dockerPoolPreflight, inspectDocker } from "./providers/docker_tools.ts";
+export type {
+  AddressPoolPreflight,
+  AddressPoolUsage,
+  DockerDoctorReport,
+  InspectDockerOptions,
+} from "./providers/docker_tools.ts";

@@ -52,7 +52,7 @@ interface PoolLease {
  * A waiter's priority key (scheduling.md PRIO-1/2, the scheduler's key): smaller is served first;
  * a number is the one-element tuple, tuples compare lexicographically.
  */
-type PoolPriority = number | readonly number[];
+export type PoolPriority = number | readonly number[];
 
 /** Options of {@link Pool}. */
 interface PoolOptions {
@@ -208,8 +208,9 @@ export class Pool {
   }
 
   /**
-   * Rule 90 (3), once: freezes, waits until no instance is being created or leased, retires every
-   * instance concurrently, and resolves with every retirement failure of the pool's life.
+   * Stops the pool once: freezes it, waits until no instance is being created or leased, retires
+   * every instance concurrently, and resolves with every retirement failure of the pool's life
+   * (rule 90 (3)).
    */
   stop(): Promise<CleanupDiagnostic[]> {
     this.freeze();

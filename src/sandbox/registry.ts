@@ -13,6 +13,8 @@ interface ProviderContext {
   /** The host environment snapshot. */
   readonly hostEnv: Readonly<Record<string, string>>;
   readonly clock: Clock;
+  /** The name of the user niceeval runs as, when the host knows it (rule 100). */
+  readonly user?: string | undefined;
 }
 
 /** Loads one provider. */
@@ -26,6 +28,16 @@ const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderLoader>> = Object.freez
       hostEnv: ctx.hostEnv,
       clock: ctx.clock,
       tmpDir: localTmpDir(ctx.hostEnv),
+      user: ctx.user,
+    }) as SandboxProvider;
+  },
+  docker: async (ctx: ProviderContext) => {
+    const { createDockerProvider } = await import("./providers/docker.ts");
+    const { createDockerBuilds } = await import("./providers/docker/build.ts");
+    return createDockerProvider({
+      hostEnv: ctx.hostEnv,
+      clock: ctx.clock,
+      builds: createDockerBuilds({ hostEnv: ctx.hostEnv, clock: ctx.clock }),
     }) as SandboxProvider;
   },
 });

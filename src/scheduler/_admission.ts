@@ -149,10 +149,10 @@ export class Admission {
   }
 
   /**
-   * CHAIN-7 … CHAIN-9 with a global slot held: preflight, lifecycle readiness and physical
-   * admission (exclusive lane, pool lease, machine slot, pacing). Every wait releases the global
-   * slot first and re-takes it with the same key after (PRIO-5, CHAIN-13), so no global slot is
-   * ever held while waiting for anything else.
+   * Runs preflight, lifecycle readiness and physical admission (exclusive lane, pool lease, machine
+   * slot, pacing) with a global slot held (CHAIN-7 … CHAIN-9). Every wait releases the global slot
+   * first and re-takes it with the same key after (PRIO-5, CHAIN-13), so no global slot is ever
+   * held while waiting for anything else.
    */
   async #prepare(slot: PlannedSlot, key: PriorityKey, held: Held): Promise<void> {
     const lifecycle = this.#d.lifecycles[slot.experimentIndex]!;
@@ -173,7 +173,7 @@ export class Admission {
     }
   }
 
-  /** CHAIN-12: ends the Attempt, updates the stops, and stops counting it as running. */
+  /** Ends the Attempt, updates the stops, and stops counting it as running (CHAIN-12). */
   #ended(execution: Execution, result: AttemptResult): void {
     const { slot } = execution;
     execution.end(result);
@@ -197,7 +197,7 @@ export class Admission {
     }
   }
 
-  /** CHAIN-4 / CHAIN-7: throws when the slot must not start now. */
+  /** Throws when the slot must not start now (CHAIN-4, CHAIN-7). */
   #preflight(slot: PlannedSlot): void {
     const stop = this.#d.stops.check(slot);
     if (stop) throw stop;

@@ -1,7 +1,7 @@
 /**
- * ORD-3: the run's events reach the reporter one callback at a time, in emission (completion)
- * order. A synchronous reporter is called at once, exactly as if it were the sink itself; while an
- * asynchronous callback is pending, later events queue and are delivered after it settles.
+ * Delivers the run's events to the reporter one callback at a time, in emission (completion) order
+ * (ORD-3). A synchronous reporter is called at once, exactly as if it were the sink itself; while
+ * an asynchronous callback is pending, later events queue and are delivered after it settles.
  */
 import type { RunEvent, RunEventSink } from "../_shared/mod.ts";
 

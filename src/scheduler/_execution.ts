@@ -122,7 +122,7 @@ export class Execution {
     this.#onAborted?.();
   }
 
-  /** CHAIN-10: emits `attempt_start` and starts the deadline (TIME-2). Synchronous, once. */
+  /** Emits `attempt_start` and starts the deadline, synchronously and once (CHAIN-10, TIME-2). */
   start(): void {
     if (this.#started) return;
     this.#started = true;
@@ -141,9 +141,9 @@ export class Execution {
   }
 
   /**
-   * CHAIN-11: runs the per-Attempt work and resolves with its settled result, abandoning a body
-   * that ignores its aborted signal for ATTEMPT_ABORT_GRACE_MS. Rejects only on internal errors:
-   * the work threw, or resolved without an outcome (INT-4).
+   * Runs the per-Attempt work and resolves with its settled result, abandoning a body that ignores
+   * its aborted signal for ATTEMPT_ABORT_GRACE_MS (CHAIN-11). Rejects only on internal errors: the
+   * work threw, or resolved without an outcome (INT-4).
    */
   async run(): Promise<AttemptResult> {
     const { runAttempt } = this.#deps;
@@ -204,8 +204,9 @@ export class Execution {
   }
 
   /**
-   * CHAIN-12, first half: stops the deadline, releases the machine slot, pool lease gate and lane,
-   * and emits `attempt_end` (after `attempt_start`, if the work never started the Attempt).
+   * Stops the deadline, releases the machine slot, pool lease gate and lane, and emits
+   * `attempt_end` (after `attempt_start`, if the work never started the Attempt): the first half
+   * of CHAIN-12.
    */
   end(result: AttemptResult): void {
     this.start();
@@ -268,10 +269,14 @@ export class Execution {
     const provider = this.slot.sandbox!.provider;
     return {
       poolCapacity: physical.poolCapacity(this.slot),
+      priority: this.#key,
       acquireMachineSlot: async (signal) => {
         if (!physical.machine.limited(provider)) return undefined;
-        const permit = await physical.machine.tryAcquire(provider) ??
-          await this.#withoutSlot(() => physical.machine.acquire(provider, this.#key, { signal }));
+        const experimentId = this.slot.experimentId;
+        const permit = await physical.machine.tryAcquire(provider, experimentId) ??
+          await this.#withoutSlot(() =>
+            physical.machine.acquire(provider, this.#key, { signal, experimentId })
+          );
         return () => permit.release();
       },
       pace: async (signal) => {
@@ -300,10 +305,10 @@ export class Execution {
   }
 
   /**
-   * RETRY-2, RETRY-4, RETRY-5: sleeps without a global slot, then re-takes one under the original
-   * key (PRIO-5). The deadline keeps running: when it fires, the sleep or the re-take rejects
-   * with the abort reason at that instant. An Attempt whose backoff was cut short stays counted
-   * in `backoff` (it holds no slot) until it settles.
+   * Sleeps the send-retry backoff without a global slot, then re-takes one under the original key
+   * (RETRY-2, RETRY-4, RETRY-5, PRIO-5). The deadline keeps running: when it fires, the sleep or
+   * the re-take rejects with the abort reason at that instant. An Attempt whose backoff was cut
+   * short stays counted in `backoff` (it holds no slot) until it settles.
    */
   async #backoff(request: BackoffRequest): Promise<void> {
     const { clock, emit, global } = this.#deps;

@@ -1,4 +1,7 @@
-/** LIFE-6 step 3: the Experiment's `teardown`, bounded, reported as `experiment_teardown` events. */
+/**
+ * Runs the Experiment's `teardown`, bounded, and reports it as `experiment_teardown` events (LIFE-6
+ * step 3).
+ */
 import type { Clock, RunEventSink } from "../_shared/mod.ts";
 import type { ExperimentHookContext } from "../discovery/mod.ts";
 import { lifecycleDiagnostic } from "./_lifecycle_events.ts";

@@ -40,7 +40,7 @@ export function recoveryCommand(experimentId: string, key: string): string {
   return `niceeval exp ${experimentId} --teardown --recover-shared-state ${key}`;
 }
 
-/** LEASE-8 `state-lease-recovery-required`. */
+/** The `state-lease-recovery-required` warning for a retained sharedState lease (LEASE-8). */
 export function leaseRetained(
   at: number,
   lease: { experimentId: string; key: string; reason: RetainReason; detail?: string },

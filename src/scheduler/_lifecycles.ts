@@ -43,7 +43,7 @@ export function createLifecycles(
   return { lifecycles, recovery };
 }
 
-/** CHAIN-12: a settled Attempt whose fresh sandbox could not be stopped goes into the ledger. */
+/** Puts a settled Attempt whose fresh sandbox could not be stopped into the ledger (CHAIN-12). */
 export function noteFreshCleanup(lifecycle: ExperimentLifecycle, result: AttemptResult): void {
   for (const d of result.details.diagnostics) {
     if (d.code === FRESH_STOP_FAILED) lifecycle.noteFreshCleanupFailure(d.message);

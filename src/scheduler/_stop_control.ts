@@ -55,12 +55,15 @@ export class StopControl {
     return reason ? this.#stopError(slot, reason) : null;
   }
 
-  /** LIFE-5: an experiment's setup failed; its waiters stop. */
+  /** Stops the waiters of an experiment whose setup failed (LIFE-5). */
   setupFailed(experimentIndex: number): void {
     this.#recheck([this.#rules.setupFailed(experimentIndex)]);
   }
 
-  /** CHAIN-12, second half: stop state, early-exit siblings, waiters a stop now covers. */
+  /**
+   * Applies a settled slot to the stop state, its early-exit siblings and the waiters a stop now
+   * covers: the second half of CHAIN-12.
+   */
   settled(slot: PlannedSlot, result: AttemptResult): void {
     const scopes = this.#rules.settled(slot, result);
     noteFreshCleanup(this.#d.lifecycles[slot.experimentIndex]!, result);
@@ -78,7 +81,7 @@ export class StopControl {
     this.#recheck(scopes);
   }
 
-  /** GRP-6 when a group slot settles: a replacement warning, or the lane stops. */
+  /** Warns of a replacement, or stops the lane, when a group slot settles (GRP-6). */
   groupSettled(slot: PlannedSlot): void {
     const { groups, waiters } = this.#d;
     const decision = groups.decide(slot);
@@ -111,7 +114,7 @@ export class StopControl {
     return { kind: "not-dispatched", reason };
   }
 
-  /** INT-1: no further grants; waiters settle interrupted; running Attempts are aborted. */
+  /** Stops granting, settles waiters as interrupted and aborts running Attempts (INT-1). */
   interrupt(): void {
     const { stopAll, waiters, running } = this.#d;
     stopAll.abort(new AbortReason("interrupt"));

@@ -7,6 +7,7 @@
  * every slot depending on it `errored` without dispatch; other slots are unaffected.
  */
 import { AbortReason, type Clock, errorMessage, raceAbort, type RunEvent } from "../_shared/mod.ts";
+import type { JsonValue } from "../_shared/mod.ts";
 import type { PlannedSandbox, PlannedSlot } from "../plan/mod.ts";
 import { BuildFailed, type BuildFailureCode } from "./_closing.ts";
 import { BUILD_TIMEOUT_MS, DEFAULT_MAX_BUILD_CONCURRENCY } from "./constants.ts";
@@ -101,8 +102,8 @@ export class BuildGate {
   }
 
   /**
-   * CHAIN-2: null when every key of `slot` is prepared (or it has none); else a promise that
-   * resolves once all are, and rejects with {@link BuildFailed} as soon as one failed.
+   * Returns null when every key of `slot` is prepared (or it has none); else a promise that
+   * resolves once all are, and rejects with {@link BuildFailed} as soon as one failed (CHAIN-2).
    */
   wait(slot: PlannedSlot): Promise<void> | null {
     const keys = slot.sandbox?.buildKeys;
@@ -210,7 +211,7 @@ export function buildFailureDiagnostic(
     message: failure.message,
     experimentId: slot.experimentId,
     evalId: slot.evalId,
-    data: {
+    data: providerDetail(failure, slot) ?? {
       schema: "niceeval.sandbox-build-failure/v1",
       buildKey: failure.key.slice(0, 16),
       evalId: slot.evalId,
@@ -220,6 +221,27 @@ export function buildFailureDiagnostic(
     },
     persist: true,
   };
+}
+
+/**
+ * The detail a provider's build error gives for one slot (`detailFor(evalId, attempt)`: the
+ * `errorCode` and `remediation` of sandboxes.md rules 67–70), found on the failure's cause chain.
+ */
+function providerDetail(
+  failure: BuildFailed,
+  slot: PlannedSlot,
+): Readonly<Record<string, JsonValue>> | undefined {
+  let cause: unknown = failure.cause;
+  for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {
+    const detailFor = (cause as { detailFor?: unknown }).detailFor;
+    if (typeof detailFor === "function") {
+      return detailFor.call(cause, slot.evalId, slot.ordinal) as Readonly<
+        Record<string, JsonValue>
+      >;
+    }
+    cause = cause.cause;
+  }
+  return undefined;
 }
 
 function failed(

@@ -81,7 +81,7 @@ export function capAnnotation(cap: ResolvedCap): string {
   }
 }
 
-/** CAP-2 defaults of a custom provider: `recommendedConcurrency`, else 5; exclusive forces 1. */
+/** A custom provider's defaults: `recommendedConcurrency`, else 5; exclusive forces 1 (CAP-2). */
 export function customProviderDefaults(info: CustomProviderInfo): ProviderDefaults {
   const exclusive = info.exclusive === true;
   return {
@@ -118,7 +118,10 @@ function planProviders(
   return [...seen.values()];
 }
 
-/** CAP-1 … CAP-3 for a plan: flag, else config, else the minimum default of its providers. */
+/**
+ * Resolves a plan's cap: the flag, else the config, else the minimum default of its providers
+ * (CAP-1 … CAP-3).
+ */
 export function resolvePlanCap(
   plan: Plan,
   options: { readonly flag?: number; readonly config?: number; readonly lookup?: ProviderLookup },
@@ -131,8 +134,8 @@ export function resolvePlanCap(
 }
 
 /**
- * LANE-4: one warning `provider-exclusive-serial` per exclusive lane key that a runnable slot
- * uses, when the cap (or a ramp's ceiling) `gmax` exceeds 1. Lanes are reported in slot order.
+ * Warns `provider-exclusive-serial` once per exclusive lane key that a runnable slot uses, when the
+ * cap (or a ramp's ceiling) `gmax` exceeds 1 (LANE-4). Lanes are reported in slot order.
  */
 export function exclusiveSerialWarnings(
   plan: Plan,
@@ -153,7 +156,8 @@ export function exclusiveSerialWarnings(
     at,
     level: "warning",
     code: "provider-exclusive-serial",
-    message: `provider "${provider}" runs one Attempt at a time although concurrency is ${gmax}`,
+    message:
+      `the "${provider}" provider runs attempts one at a time; --max-concurrency ${gmax} does not apply to it`,
     experimentId: null,
     evalId: null,
     data: { provider, laneKey, concurrency: gmax },

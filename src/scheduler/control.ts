@@ -32,6 +32,12 @@ export interface SandboxAdmission {
   /** Capacity of the Attempt's reuse pool (REUSE-1); 1 for a group sandbox. */
   readonly poolCapacity: number;
   /**
+   * The Attempt's priority key, the one its scheduler grants use (PRIO-2 … PRIO-5): the pool
+   * lease queue serves the smallest key first (PRIO-1). Numbers compare by value, tuples
+   * lexicographically.
+   */
+  readonly priority: number | readonly number[];
+  /**
    * A machine slot of the Attempt's provider for a new pool instance (MSB-3, REUSE-5), waited
    * for without a global slot before `attempt_start` (W11). Resolves with its release, or
    * undefined when the provider has no machine budget.
@@ -54,9 +60,9 @@ export interface AttemptControl {
   /** Deadline as epoch ms, or null when unlimited (or not started yet). */
   readonly deadline: number | null;
   /**
-   * CHAIN-10 for Attempts whose start the work decides (pool leases, sandboxes.md rule 46):
-   * emits `attempt_start` and starts the deadline. Idempotent; absent when the scheduler started
-   * the Attempt before handing it over.
+   * Emits `attempt_start` and starts the deadline of an Attempt whose start the work decides (pool
+   * leases; CHAIN-10, sandboxes.md rule 46). Idempotent; absent when the scheduler started the
+   * Attempt before handing it over.
    */
   start?(): void;
   /** True once `attempt_start` was emitted. */

@@ -73,7 +73,7 @@ export class GroupLanes {
     }));
   }
 
-  /** CHAIN-1: the settlement of the slot before `slot` in its lane, or null when there is none. */
+  /** The settlement of the slot before `slot` in its lane, or null when there is none (CHAIN-1). */
   predecessor(slot: PlannedSlot): Promise<void> | null {
     const lane = this.#byPosition.get(slot.position);
     if (!lane) return null;
@@ -102,7 +102,7 @@ export class GroupLanes {
     if (lane && !lane.reported.has(slot.position)) lane.reported.set(slot.position, phase);
   }
 
-  /** GRP-6 at the settlement of `slot`: nothing, a replacement, or a stopped lane. */
+  /** Decides at the settlement of `slot`: nothing, a replacement, or a stopped lane (GRP-6). */
   decide(slot: PlannedSlot): GroupDecision | null {
     const lane = this.#byPosition.get(slot.position);
     const phase = lane?.reported.get(slot.position);

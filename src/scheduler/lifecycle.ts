@@ -43,11 +43,14 @@ interface LifecycleDeps {
   readonly random?: Random;
   /** Without it: no lease, no registration, no recovery to await. */
   readonly coordination?: SchedulerCoordination;
-  /** ORPH-5: the Experiment's startup recovery task, if it has one (LIFE-2 step 1). */
+  /** The Experiment's startup orphan recovery task, if it has one (ORPH-5, LIFE-2 step 1). */
   readonly recovery?: () => Promise<void> | undefined;
   /** Shared `state-lease-waiting` notices (LEASE-6). */
   readonly notices?: LeaseNotices;
-  /** LIFE-6 step 1 (`RunPlanOptions.beforeTeardown`). */
+  /**
+   * Freezes and stops the Experiment's reuse pools before its teardown (LIFE-6 step 1,
+   * `RunPlanOptions.beforeTeardown`).
+   */
   readonly beforeTeardown?: (experimentId: string) => Promise<boolean>;
 }
 
@@ -65,7 +68,10 @@ export class ExperimentLifecycle {
   #lease: HeldLease | undefined;
   #registration: HeldRegistration | undefined;
   readonly #freshFailures: string[] = [];
-  /** INT-2 on a second interrupt; removed once cleanup ran, after which abandoning changes nothing. */
+  /**
+   * Abandons cleanup on a second interrupt (INT-2); removed once cleanup ran, after which
+   * abandoning changes nothing.
+   */
   readonly #onForce: Disposable;
 
   constructor(experiment: PlannedExperiment, deps: LifecycleDeps) {
@@ -179,7 +185,7 @@ export class ExperimentLifecycle {
     if (c.force?.aborted) this.#lease.retain();
   }
 
-  /** ORPH-1: a failure is a warning and the run continues. */
+  /** Registers the teardown; a failure is a warning and the run continues (ORPH-1). */
   async #register(): Promise<void> {
     const c = this.#deps.coordination;
     if (!c || !this.#experiment.discovered.definition.teardown) return;
@@ -257,7 +263,7 @@ export class ExperimentLifecycle {
     await this.#settleLease(ok);
   }
 
-  /** LIFE-6 step 1. */
+  /** Stops the reuse pools; false (after a warning) when that failed (LIFE-6 step 1). */
   async #stopPools(): Promise<boolean> {
     const hook = this.#deps.beforeTeardown;
     if (!hook) return true;
@@ -272,7 +278,7 @@ export class ExperimentLifecycle {
     }
   }
 
-  /** LIFE-6 step 2. */
+  /** Warns and answers false when a fresh sandbox could not be stopped (LIFE-6 step 2). */
   #checkFreshLedger(): boolean {
     const failures = this.#freshFailures;
     if (failures.length === 0) return true;
@@ -285,7 +291,7 @@ export class ExperimentLifecycle {
     return false;
   }
 
-  /** LIFE-6 step 4. */
+  /** Removes the teardown registration; false (after a warning) on failure (LIFE-6 step 4). */
   async #removeRegistration(): Promise<boolean> {
     const registration = this.#registration;
     if (!registration) return true;
@@ -300,7 +306,7 @@ export class ExperimentLifecycle {
     return false;
   }
 
-  /** LIFE-6 step 5 (LEASE-8). */
+  /** Releases the lease after a clean cleanup, else retains it (LIFE-6 step 5, LEASE-8). */
   async #settleLease(ok: boolean): Promise<void> {
     const lease = this.#lease;
     if (!lease) return;
@@ -319,7 +325,7 @@ export class ExperimentLifecycle {
   }
 
   /**
-   * INT-2: keeps the registration for ORPH-3 and retains the lease. Both handles are idempotent,
+   * Keeps the registration for ORPH-3 and retains the lease (INT-2). Both handles are idempotent,
    * so a registration already removed or a lease already released stays so.
    */
   #abandon(): void {

@@ -18,8 +18,11 @@ import { type PriorityKey, PriorityQueue } from "./priority_queue.ts";
 export interface MachineSlotSource {
   /** The budget of `provider`, or undefined when it is unlimited. */
   limitOf(provider: string): number | undefined;
-  /** Tries every slot of `provider` once; null when all are held. */
-  tryAcquire(provider: string): Promise<{ release(): void } | null>;
+  /**
+   * Tries every slot of `provider` once, for an Attempt of `experimentId` when known (its Run is
+   * written into the slot file); null when all are held.
+   */
+  tryAcquire(provider: string, experimentId?: string): Promise<{ release(): void } | null>;
 }
 
 /** The slot files under `<stateDir>/slots/` with the given budgets. */
@@ -27,7 +30,9 @@ export function fileMachineSlots(
   o: {
     readonly stateDir: string;
     readonly limits: Readonly<Record<string, number>>;
-    readonly owner: MachineSlotOwner;
+    readonly owner: Omit<MachineSlotOwner, "runId">;
+    /** The Run of an Experiment of this Invocation (rule 55). */
+    readonly runIdOf?: (experimentId: string) => string | undefined;
     readonly clock: Clock;
   },
 ): MachineSlotSource {
@@ -35,19 +40,22 @@ export function fileMachineSlots(
     Object.hasOwn(o.limits, provider) ? o.limits[provider] : undefined;
   return {
     limitOf,
-    tryAcquire: (provider) =>
-      tryAcquireMachineSlot({
+    tryAcquire: (provider, experimentId) => {
+      const runId = experimentId === undefined ? undefined : o.runIdOf?.(experimentId);
+      return tryAcquireMachineSlot({
         stateDir: o.stateDir,
         provider,
         limit: limitOf(provider) ?? 0,
-        owner: o.owner,
+        owner: runId === undefined ? o.owner : { ...o.owner, runId },
         since: isoTime(o.clock.now()),
-      }),
+      });
+    },
   };
 }
 
 interface Waiter {
   readonly grant: (permit: Permit) => void;
+  readonly experimentId: string | undefined;
 }
 
 interface ProviderState {
@@ -105,11 +113,11 @@ export class MachineBudget {
    * A slot at once, or null when none is free or a waiter with any key is already queued (it is
    * first, PRIO-1). Unlimited providers get a permit that holds nothing.
    */
-  async tryAcquire(provider: string): Promise<Permit | null> {
+  async tryAcquire(provider: string, experimentId?: string): Promise<Permit | null> {
     const state = this.#state(provider);
     if (state === undefined) return FREE;
     if (state.waiters.size > 0 || state.pumping) return null;
-    const slot = await this.#try(provider, state);
+    const slot = await this.#try(provider, state, experimentId);
     return slot ? this.#permit(provider, state, slot) : null;
   }
 
@@ -117,9 +125,9 @@ export class MachineBudget {
   async acquire(
     provider: string,
     key: PriorityKey,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; experimentId?: string } = {},
   ): Promise<Permit> {
-    const { signal } = options;
+    const { signal, experimentId } = options;
     signal?.throwIfAborted();
     const state = this.#state(provider);
     if (state === undefined) return FREE;
@@ -128,7 +136,7 @@ export class MachineBudget {
       this.#onFirstWait(provider, state.held, state.limit);
     }
     const granted = abortable<Permit>(signal, (resolve) => {
-      const waiter: Waiter = { grant: resolve };
+      const waiter: Waiter = { grant: resolve, experimentId };
       state.waiters.push(key, waiter);
       // On abort the waiter leaves the queue; the last one to leave stops the poll timer.
       return () => {
@@ -162,8 +170,12 @@ export class MachineBudget {
   }
 
   /** One try of the slot files, after every earlier try of this process has settled. */
-  #try(provider: string, state: ProviderState): Promise<{ release(): void } | null> {
-    const tried = state.trying.then(() => this.#source.tryAcquire(provider));
+  #try(
+    provider: string,
+    state: ProviderState,
+    experimentId: string | undefined,
+  ): Promise<{ release(): void } | null> {
+    const tried = state.trying.then(() => this.#source.tryAcquire(provider, experimentId));
     state.trying = tried.catch(() => undefined);
     return tried;
   }
@@ -190,7 +202,10 @@ export class MachineBudget {
     state.timer = undefined;
     try {
       while (state.waiters.size > 0) {
-        const slot = await this.#try(provider, state).catch(() => null);
+        // The file names the Run of the waiter first in line, which takes the slot unless it
+        // leaves the queue meanwhile (the file is a diagnostic, rule 55).
+        const head = state.waiters.peek();
+        const slot = await this.#try(provider, state, head?.experimentId).catch(() => null);
         if (slot === null) break;
         const waiter = state.waiters.pop();
         if (waiter) waiter.grant(this.#permit(provider, state, slot));

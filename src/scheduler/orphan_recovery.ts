@@ -72,7 +72,7 @@ export class StartupRecovery {
     }
   }
 
-  /** ORPH-5: the task the Experiment's `setup` awaits, if it has one. */
+  /** The task the Experiment's `setup` awaits, if it has one (ORPH-5). */
   taskOf(experimentIndex: number): Promise<void> | undefined {
     return this.#tasks.get(experimentIndex);
   }
@@ -89,8 +89,8 @@ function scanOf(deps: RecoveryDeps): ScanOptions {
 }
 
 /**
- * ORPH-3 and ORPH-4: finds the Experiment's orphans; with `sharedState` takes the lease first and
- * reads them again; claims each, runs the current `teardown` once per claim, deletes the claim.
+ * Finds the Experiment's orphans; with `sharedState` takes the lease first and reads them again;
+ * claims each, runs the current `teardown` once per claim, deletes the claim (ORPH-3, ORPH-4).
  */
 async function recoverExperiment(experiment: PlannedExperiment, deps: RecoveryDeps): Promise<void> {
   const { coordination: c, clock } = deps;
@@ -137,7 +137,10 @@ async function recoverExperiment(experiment: PlannedExperiment, deps: RecoveryDe
   }
 }
 
-/** ORPH-4: the key's lease, waited for like LEASE-5 (the shared `state-lease-waiting` notice). */
+/**
+ * Takes the key's lease, waiting as LEASE-5 does, with the shared `state-lease-waiting` notice
+ * (ORPH-4).
+ */
 async function acquireRecoveryLease(
   id: string,
   key: string,
@@ -165,7 +168,7 @@ async function acquireRecoveryLease(
   }
 }
 
-/** ORPH-4: release only when every orphan teardown succeeded, else retain. */
+/** Releases the lease only when every orphan teardown succeeded, else retains it (ORPH-4). */
 async function settleRecoveryLease(
   lease: HeldLease,
   ok: boolean,
@@ -264,7 +267,7 @@ function orphanOutcome(
   });
 }
 
-/** ORPH-6: one reminder per Experiment with orphans that this Invocation does not recover. */
+/** Reminds once per Experiment with orphans that this Invocation does not recover (ORPH-6). */
 async function remindPending(plan: Plan, deps: RecoveryDeps): Promise<void> {
   const recovered = new Set(
     plan.experiments.filter((e) => e.discovered.definition.teardown).map((e) => e.id),

@@ -98,7 +98,7 @@ export class PhysicalAdmission {
     return this.#plan.experiments[slot.experimentIndex]!.laneKey;
   }
 
-  /** REUSE-1: `max(1, min(Gmax, maxConcurrency ?? Gmax))`; 1 for groups. */
+  /** The pool capacity `max(1, min(Gmax, maxConcurrency ?? Gmax))`; 1 for groups (REUSE-1). */
   poolCapacity(slot: PlannedSlot): number {
     if (slot.sandbox?.reuse === "group") return 1;
     const cap = this.#plan.experiments[slot.experimentIndex]!.maxConcurrency ?? this.#gmax;
@@ -148,20 +148,24 @@ export class PhysicalAdmission {
     }
     const provider = slot.sandbox?.reuse === "fresh" ? slot.sandbox.provider : null;
     if (provider === null) return null;
-    return this.#freshSteps(provider, held);
+    return this.#freshSteps(provider, slot.experimentId, held);
   }
 
   /** (c) for a fresh sandbox: a machine slot (MSB-3), then create pacing (rule 59). */
-  async #freshSteps(provider: string, held: PhysicalHeld): Promise<PhysicalWait | null> {
+  async #freshSteps(
+    provider: string,
+    experimentId: string,
+    held: PhysicalHeld,
+  ): Promise<PhysicalWait | null> {
     if (!held.machine) {
-      held.machine = await this.machine.tryAcquire(provider);
+      held.machine = await this.machine.tryAcquire(provider, experimentId);
       if (!held.machine) {
         const detail = () => {
           const c = this.machine.snapshot()[provider];
           return c ? `${c.held}/${c.capacity}` : null;
         };
         return this.#tracked("machine-slot", provider, detail, async (key, signal) => {
-          held.machine = await this.machine.acquire(provider, key, { signal });
+          held.machine = await this.machine.acquire(provider, key, { signal, experimentId });
         });
       }
     }

@@ -135,7 +135,7 @@ export class StopRules {
     return budget !== null && before < budget && (this.#spend.get(id) ?? 0) >= budget;
   }
 
-  /** BUD-6: warns once when turns ran but nothing produced an estimate. */
+  /** Warns once when turns ran but nothing produced an estimate (BUD-6). */
   #checkEnforceable(slot: PlannedSlot): void {
     const id = slot.experimentId;
     const experiment = this.#plan.experiments[slot.experimentIndex]!;

@@ -32,9 +32,10 @@ export interface RunPlanOptions {
    */
   readonly coordination?: SchedulerCoordination;
   /**
-   * LIFE-6 step 1, filled by the sandbox wiring: freeze the Experiment's reuse pools, then stop
-   * each once. Resolves false (after emitting `sandbox-reuse-cleanup-failed`) when a stop failed;
-   * a throw counts as a failure too. A failure keeps the Experiment's sharedState lease retained.
+   * Freezes the Experiment's reuse pools, then stops each once (LIFE-6 step 1); filled by the
+   * sandbox wiring. Resolves false (after emitting `sandbox-reuse-cleanup-failed`) when a stop
+   * failed; a throw counts as a failure too. A failure keeps the Experiment's sharedState lease
+   * retained.
    */
   readonly beforeTeardown?: (experimentId: string) => Promise<boolean>;
   /** Machine slots and create pacing of sandbox Attempts (MSB, sandboxes.md §4.4). */

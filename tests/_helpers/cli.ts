@@ -89,13 +89,18 @@ export async function tempProject(name: string | null): Promise<TempProject> {
   };
 }
 
-/** The explicit environment of a CLI child. */
+/**
+ * The explicit environment of a CLI child. `NICEEVAL_LOADER` passes through, so that the suite
+ * can run every CLI child under the embedded loader (deno.json "test" task).
+ */
 export function childEnv(
   stateDir: string,
   extra: Record<string, string> = {},
 ): Record<string, string> {
   const home = Deno.env.get("HOME") ?? "/tmp";
+  const loader = Deno.env.get("NICEEVAL_LOADER");
   return {
+    ...(loader === undefined ? {} : { NICEEVAL_LOADER: loader }),
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
     HOME: home,
     DENO_DIR: Deno.env.get("DENO_DIR") ?? join(home, ".cache", "deno"),

@@ -132,6 +132,13 @@ Deno.test("an agent teardown failure is the diagnostic agent-teardown-failed; th
   assert.equal(result.error, null);
   assert.deepEqual(diagnosticCodes(result), ["agent-teardown-failed"]);
   assert.match(result.details.diagnostics[0]?.message ?? "", /socket busy/);
+  // The data every cleanup failure carries (sandboxes.md rule 39); a direct agent has no sandbox.
+  assert.deepEqual(result.details.diagnostics[0]?.data, {
+    phase: "agent.teardown",
+    timedOut: false,
+    message: "socket busy",
+    sandboxId: null,
+  });
 });
 
 Deno.test("agent teardown is bounded by 30 s and its signal aborts at the bound", async () => {
@@ -156,6 +163,7 @@ Deno.test("agent teardown is bounded by 30 s and its signal aborts at the bound"
   assert.equal(result.verdict, "passed");
   assert.deepEqual(diagnosticCodes(result), ["agent-teardown-failed"]);
   assert.match(result.details.diagnostics[0]?.message ?? "", /30s/);
+  assert.equal((result.details.diagnostics[0]?.data as { timedOut?: boolean }).timedOut, true);
   assert.equal(clock.countTimers(), 0);
 });
 

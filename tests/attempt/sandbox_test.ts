@@ -151,3 +151,65 @@ Deno.test("fixtures are copied experiment first, then the eval's, into the priva
     await Deno.remove(fixtures, { recursive: true });
   }
 });
+
+Deno.test("sandbox commands are recorded under the phase they ran in: agent.setup, test, cleanup (rule 31)", async () => {
+  await using roots = await localRoots();
+  const agent = defineAgent({
+    name: "phased",
+    kind: "sandbox",
+    evidenceCoverage: completeEvidenceCoverage,
+    setup: async (ctx) => void await ctx.sandbox!.runShell("echo agent-setup"),
+    teardown: async (ctx) => void await ctx.sandbox!.runShell("echo agent-teardown"),
+    send: async (_input, ctx) => {
+      await ctx.sandbox!.runShell("echo agent-send");
+      return { status: "completed", events: [] };
+    },
+  });
+  const result = await runSandboxEval(
+    roots,
+    defineEval({
+      async test(t) {
+        await t.send("go");
+        await t.sandbox.runShell("echo body");
+      },
+    }),
+    { agent, template: localSandbox() },
+  );
+  assert.equal(result.verdict, "passed", JSON.stringify(result.error));
+  const phases = result.details.logs
+    .map((l) => /^\$ echo (\S+) → exit 0 \(([^,]+),/.exec(l.text))
+    .filter((m) => m !== null)
+    .map((m) => `${m[1]} ${m[2]}`);
+  assert.deepEqual(phases, [
+    "agent-setup agent.setup",
+    "agent-send test",
+    "body test",
+    "agent-teardown cleanup",
+  ]);
+});
+
+Deno.test("timedMs ends before teardowns and cleanup, which are outside the deadline", async () => {
+  await using roots = await localRoots();
+  const marks: Record<string, number> = {};
+  const template = localSandbox().teardown(async () => {
+    marks.teardownStart = Date.now();
+    await new Deno.Command("true").output();
+    marks.teardownEnd = Date.now();
+  });
+  const result = await runSandboxEval(
+    roots,
+    defineEval({ test: (t) => void t.check(1, equals(1)) }),
+    {
+      agent: writer,
+      template,
+      experiment: { timeoutMs: 60_000 },
+    },
+  );
+  assert.equal(result.verdict, "passed", JSON.stringify(result.error));
+  assert.ok(marks.teardownEnd! > marks.teardownStart!, "the teardown took time");
+  assert.ok(
+    result.startedAt + result.timedMs <= marks.teardownStart!,
+    `timed part ${result.startedAt + result.timedMs} ends after the teardown started`,
+  );
+  assert.ok(result.endedAt >= marks.teardownEnd!);
+});

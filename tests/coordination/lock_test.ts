@@ -2,12 +2,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
-  acquireLock,
   lockRecordRoot,
   readLockOwner,
   stateDirOf,
   tryAcquireLock,
 } from "../../src/coordination/mod.ts";
+import { acquireLock } from "../../src/coordination/lock.ts";
 import { createFakeClock } from "../_fakes/clock.ts";
 import { withTempDir } from "../_helpers/temp_dir.ts";
 import { withinHangBound } from "./_helpers.ts";

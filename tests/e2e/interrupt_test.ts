@@ -53,6 +53,21 @@ Deno.test("niceeval exp: SIGINT while Attempts run publishes interrupted Runs an
   assert.equal(run.completion, "interrupted");
 });
 
+Deno.test("niceeval exp: SIGHUP takes the SIGTERM path: the Run is published interrupted, exits 130", async () => {
+  await using p = await tempProject("slow_project");
+  const child = p.spawn(["exp", "--json"]);
+  const { lines, rest } = await readUntil(child, (line) => line.includes('"attempt_start"'));
+  child.kill("SIGHUP");
+  const tail = await drain(rest);
+  const status = await child.status;
+  await child.stderr.cancel();
+  assert.equal(status.code, 130);
+  const receipt = ndjson([...lines, tail].join("\n")).at(-1)!;
+  assert.deepEqual([receipt.type, receipt.completion], ["receipt", "interrupted"]);
+  const [runId] = receipt.runIds as string[];
+  assert.ok(runId && await published(p.dir, runId));
+});
+
 Deno.test("niceeval exp: a SIGKILLed run stays unpublished, show warns, the rerun carries only published results, clean removes it exits 0", async () => {
   await using p = await tempProject("slow_project");
   assert.equal((await p.run(["exp", "slow", "steps/0000"])).code, 0);

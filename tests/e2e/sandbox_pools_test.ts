@@ -1,8 +1,8 @@
 /**
  * Scenarios S50 and S55 of scenarios.md on the real CLI with the `local` provider: the parts that
  * do not depend on docker (one physical sandbox per group lane or pool, the ledger reset between
- * Attempts, pools stopped before the Experiment's teardown). The docker variants stay in
- * `tests/scheduler/groups_test.ts` and `tests/scheduler/reuse_test.ts`.
+ * Attempts, pools stopped before the Experiment's teardown). The docker variants are in
+ * `tests/scheduler/docker_pools_test.ts`.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";

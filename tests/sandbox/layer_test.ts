@@ -156,7 +156,7 @@ Deno.test("defineSandbox() providers get rule 24 scheduling and classify as fata
 
 Deno.test("createProviderRegistry() answers an unknown name with the registered names", async () => {
   const registry = createProviderRegistry({ hostEnv: {}, clock: realClock });
-  assert.deepEqual(registry.names(), ["local"]);
+  assert.deepEqual(registry.names(), ["docker", "local"]);
   const local = await registry.get("local");
   assert.deepEqual(local.scheduling, {
     recommendedConcurrency: 1,
@@ -166,7 +166,10 @@ Deno.test("createProviderRegistry() answers an unknown name with the registered 
   assert.equal(await registry.get("local"), local);
   const error = await registry.get("locl").then(() => undefined, (e) => e);
   assert.equal(error?.code, "sandbox-config-invalid");
-  assert.match(error.message, /did you mean "local"\?.*registered providers are "local"/);
+  assert.match(
+    error.message,
+    /did you mean "local"\?.*registered providers are "docker", "local"/,
+  );
   await assert.rejects(() => registry.forLayer(sandboxLayer()), /no template/);
 });
 
@@ -182,6 +185,7 @@ Deno.test("niceeval/sandbox exports the factories and the error classes of §2.5
     "SandboxTimeoutError",
     "SandboxUnsupportedError",
     "defineSandbox",
+    "dockerSandbox",
     "localSandbox",
     "sandboxLayer",
   ]);

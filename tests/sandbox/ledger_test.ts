@@ -60,6 +60,29 @@ Deno.test("resetLedger() restores the anchor, keeps node_modules and removes oth
   assert.equal(await Deno.readTextFile(join(sb.workdir, "src/app.js")), "v1");
 });
 
+Deno.test("resetLedger() keeps preserved directories across every reset, baselines included (rule 87)", async () => {
+  await using bed = await localTestBed();
+  const sb = await bed.create();
+  // A layer setup installed packages before the anchor; Attempts append to a preserved file.
+  await write(sb.workdir, { "src/app.js": "v1", "node_modules/pkg/index.js": "installed" });
+  await anchorLedger(sb, { signal });
+  const counts: string[] = [];
+  for (let attempt = 1; attempt <= 4; attempt++) {
+    await baselineLedger(sb, { signal });
+    const path = join(sb.workdir, "node_modules", "count");
+    const before = await Deno.readTextFile(path).catch(() => "");
+    await Deno.writeTextFile(path, before + "x");
+    await write(sb.workdir, { "node_modules/pkg/index.js": `patched ${attempt}` });
+    counts.push(String((await Deno.readTextFile(path)).length));
+    await resetLedger(sb, { signal });
+  }
+  assert.deepEqual(counts, ["1", "2", "3", "4"]);
+  assert.equal(
+    await Deno.readTextFile(join(sb.workdir, "node_modules/pkg/index.js")),
+    "patched 4",
+  );
+});
+
 Deno.test("baselineLedger() initializes the ledger when absent and returns a new commit each time", async () => {
   await using bed = await localTestBed();
   const sb = await bed.create();

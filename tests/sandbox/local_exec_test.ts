@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { hasSandboxCode } from "../../src/sandbox/mod.ts";
+import { localSandboxEnv } from "../../src/sandbox/providers/local.ts";
 import { HANG_MS, killQuietly, localTestBed, pollUntil, processDead, text } from "./_local.ts";
 
 Deno.test("exec() passes argv with spaces and quotes to the program unchanged", async () => {
@@ -228,4 +229,14 @@ Deno.test("exec() runs scripts with bash when /bin/bash exists, else sh", async 
     stdin: true,
     liveOutput: true,
   });
+});
+
+Deno.test("localSandboxEnv() always sets USER and LOGNAME, from the host or the user's name (rule 100)", () => {
+  const o = { passEnv: [], root: "/r", user: "alice" };
+  const withNone = localSandboxEnv({ PATH: "/bin" }, o);
+  assert.deepEqual([withNone.USER, withNone.LOGNAME], ["alice", "alice"]);
+  const withUser = localSandboxEnv({ USER: "bob" }, o);
+  assert.deepEqual([withUser.USER, withUser.LOGNAME], ["bob", "bob"]);
+  const withBoth = localSandboxEnv({ USER: "bob", LOGNAME: "carol" }, o);
+  assert.deepEqual([withBoth.USER, withBoth.LOGNAME], ["bob", "carol"]);
 });

@@ -143,9 +143,12 @@ Deno.test("pool instances run layer setups once and teardowns LIFO when retired"
     "argv" in e.command && e.command.argv[0] === "git" && e.command.argv.length > 13
   );
   const args = git.map((e) => ("argv" in e.command ? e.command.argv : []).slice(13).join(" "));
+  // Preserved directories stay out of the ledger (docs/sandbox_ledger.md).
+  const excluded = ["node_modules", ".venv", ".pnpm-store", ".cache"]
+    .map((p) => `:(exclude,glob)**/${p} :(exclude,glob)**/${p}/**`).join(" ");
   assert.deepEqual(args.slice(0, 5), [
     "init -q",
-    "add -A -f -- .",
+    `add -A -f -- . ${excluded}`,
     "ls-files -s",
     "commit -q --allow-empty -m anchor",
     "tag niceeval-anchor",

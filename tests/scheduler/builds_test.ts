@@ -181,6 +181,38 @@ Deno.test("S27 a failing build errors its dependent Attempts without a locator w
   assert.deepEqual(run.log.allViolations(), []);
 });
 
+Deno.test("S27 a provider build error's detailFor() gives each slot's diagnostic detail (rule 67)", async () => {
+  const builder = buildingProvider();
+  const run = await start(builder, {
+    cap: 1,
+    evals: [{ id: "a", sandbox: localSandbox({ passEnv: ["IMAGE_A"] }) }],
+    experiments: [{ id: "x", attempts: 2, sandbox: null }],
+  });
+  await run.flush();
+  const error = Object.assign(new Error("RUN failed"), {
+    detailFor: (evalId: string, attempt: number) => ({
+      schema: "niceeval.sandbox-build-failure/v1",
+      evalId,
+      attempt,
+      errorCode: "ERR_EXAMPLE",
+      remediation: "docker-disk-full",
+    }),
+  });
+  builder.builds[0]!.reject(new Error("wrapped", { cause: error }));
+  await run.finish();
+  const data = run.log.diagnostics("sandbox-build-failed").map((d) => d.data);
+  assert.deepEqual(
+    data,
+    [0, 1].map((attempt) => ({
+      schema: "niceeval.sandbox-build-failure/v1",
+      evalId: "a",
+      attempt,
+      errorCode: "ERR_EXAMPLE",
+      remediation: "docker-disk-full",
+    })),
+  );
+});
+
 Deno.test("runPlan() builds each key once, at most maxBuildConcurrency at a time, in priority order", async () => {
   const builder = buildingProvider({ buildMs: 1000 });
   const run = await start(builder, {

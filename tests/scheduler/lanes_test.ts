@@ -28,7 +28,11 @@ Deno.test("S19 local Attempts never overlap, docker ones run beside them, one wa
   assert.equal(warnings.length, 1);
   assert.equal(warnings[0]!.level, "warning");
   assert.deepEqual(warnings[0]!.data, { provider: "local", laneKey: "local", concurrency: 4 });
-  assert.match(warnings[0]!.message, /"local".*4/);
+  // The wording of sandboxes.md rule 53.
+  assert.equal(
+    warnings[0]!.message,
+    'the "local" provider runs attempts one at a time; --max-concurrency 4 does not apply to it',
+  );
 });
 
 Deno.test("S20 G = 1 with an exclusive provider emits no provider-exclusive-serial", async () => {

@@ -79,6 +79,26 @@ Deno.test("tryAcquireMachineSlot() takes the lowest free index and stamps its ow
   });
 });
 
+Deno.test("fileMachineSlots() stamps the slot file with the Run of the acquiring Experiment (rule 55)", async () => {
+  await withStateDir(async (stateDir) => {
+    const slots = fileMachineSlots({
+      stateDir,
+      limits: { fake: 2 },
+      owner: OWNER,
+      runIdOf: (experimentId) => experimentId === "e1" ? "run-1" : undefined,
+      clock: createFakeClock(),
+    });
+    const known = await slots.tryAcquire("fake", "e1");
+    const unknown = await slots.tryAcquire("fake", "elsewhere");
+    const read = async (index: number) =>
+      JSON.parse(await Deno.readTextFile(machineSlotPath(stateDir, "fake", index)));
+    assert.equal((await read(0)).runId, "run-1");
+    assert.equal("runId" in await read(1), false);
+    known!.release();
+    unknown!.release();
+  });
+});
+
 Deno.test("S157 a budget held elsewhere makes the Attempt wait without a global slot while others run", async () => {
   await withStateDir(async (stateDir) => {
     const clock = createFakeClock();
@@ -103,7 +123,13 @@ Deno.test("S157 a budget held elsewhere makes the Attempt wait without a global 
           sandbox: defineSandbox({ name: "other", create: (ctx) => other.create("p", ctx) }),
         },
       ],
-      machineSlots: fileMachineSlots({ stateDir, limits: { fake: 1 }, owner: OWNER, clock }),
+      machineSlots: fileMachineSlots({
+        stateDir,
+        limits: { fake: 1 },
+        owner: OWNER,
+        runIdOf: (experimentId) => `run-${experimentId}`,
+        clock,
+      }),
     });
     await until(run, () => run.holding().includes("o:b"), "o:b runs");
     await until(
@@ -123,6 +149,9 @@ Deno.test("S157 a budget held elsewhere makes the Attempt wait without a global 
       "f:a takes the slot released elsewhere (never released?)",
       1000,
     );
+    // Rule 55: the slot file names the Run of the Attempt that waited for it.
+    const stamp = JSON.parse(await Deno.readTextFile(machineSlotPath(stateDir, "fake", 0)));
+    assert.equal(stamp.runId, "run-f");
     await run.finish();
     assert.deepEqual(run.log.allViolations(), []);
     assert.equal(run.log.diagnostics("sandbox-budget-waiting").length, 1);

@@ -10,6 +10,7 @@ interface Finding {
   line: number;
   rule: string;
   message: string;
+  hint: string | undefined;
 }
 
 /**
@@ -35,7 +36,13 @@ async function lint(files: Record<string, string>): Promise<Finding[]> {
     });
     let report: {
       diagnostics: Array<
-        { filename: string; range: { start: { line: number } }; code: string; message: string }
+        {
+          filename: string;
+          range: { start: { line: number } };
+          code: string;
+          message: string;
+          hint?: string;
+        }
       >;
       errors: unknown[];
     };
@@ -51,6 +58,7 @@ async function lint(files: Record<string, string>): Promise<Finding[]> {
       line: d.range.start.line,
       rule: d.code,
       message: d.message,
+      hint: d.hint,
     }));
   });
 }
@@ -153,8 +161,10 @@ Deno.test("lock-seam flags file-lock calls outside src/coordination/lock.ts", as
       ...lines.map((l) => `src/record/root.ts:${l}`),
     ].sort(),
   );
-  const message = findings.find((f) => f.rule === "niceeval/lock-seam")!.message;
-  assert.match(message, /only src\/coordination\/lock\.ts may call it/);
+  const finding = findings.find((f) => f.rule === "niceeval/lock-seam")!;
+  assert.match(finding.message, /only src\/coordination\/lock\.ts may call it/);
+  // The hint names only what src/coordination/mod.ts exports.
+  assert.equal(finding.hint, "Use tryAcquireLock() from src/coordination/mod.ts (toolchain.md §6)");
 });
 
 const SPECIFIER_SOURCE = `import { a } from "./a.ts";

@@ -7,7 +7,9 @@ import { REPO_ROOT } from "./_tree.ts";
 /** toolchain.md §2, task table. `compile` and `npm` are checked once they exist. */
 const TASKS: Record<string, string> = {
   ok: "deno fmt --check && deno task lint && deno task check && deno task test",
-  test: "deno test -A --frozen --parallel --sanitize-ops --sanitize-resources",
+  test: "deno test -A --frozen --parallel --sanitize-ops --sanitize-resources && " +
+    "NICEEVAL_LOADER=embedded deno test -A --frozen --parallel --sanitize-ops --sanitize-resources " +
+    "tests/e2e/",
   check: "deno check --frozen --doc",
   lint: "deno lint && deno run -A --frozen scripts/check_layout.ts",
   fmt: "deno fmt",
@@ -26,11 +28,22 @@ async function tasks(): Promise<Record<string, string>> {
   return config.tasks ?? {};
 }
 
+/** A task step, possibly after `NAME=value` environment assignments. */
+const STEP_REGEXP = /^(?:[A-Z_]+=\S*\s+)*deno (test|check|run|bench|compile|cache|info)\b/;
+
 Deno.test("the test task runs with both sanitizers and a frozen lockfile", async () => {
-  const words = ((await tasks()).test ?? "").split(/\s+/);
-  for (const flag of ["--sanitize-ops", "--sanitize-resources", "--frozen"]) {
-    assert.ok(words.includes(flag), `the test task lacks ${flag}`);
+  for (const step of ((await tasks()).test ?? "").split("&&")) {
+    const words = step.trim().split(/\s+/);
+    for (const flag of ["--sanitize-ops", "--sanitize-resources", "--frozen"]) {
+      assert.ok(words.includes(flag), `the test task lacks ${flag}: ${step}`);
+    }
   }
+});
+
+Deno.test("the test task runs tests/e2e/ again under the embedded loader (toolchain.md §8)", async () => {
+  const steps = ((await tasks()).test ?? "").split("&&").map((s) => s.trim());
+  assert.equal(steps.length, 2);
+  assert.match(steps[1]!, /^NICEEVAL_LOADER=embedded deno test .* tests\/e2e\/$/);
 });
 
 Deno.test("deno.json has the task table of toolchain.md §2", async () => {
@@ -46,7 +59,7 @@ Deno.test("deno.json has the task table of toolchain.md §2", async () => {
 Deno.test("every task that resolves modules passes --frozen", async () => {
   for (const [name, command] of Object.entries(await tasks())) {
     for (const step of command.split("&&").map((s) => s.trim())) {
-      const resolves = /^deno (test|check|run|bench|compile|cache|info)\b/.test(step);
+      const resolves = STEP_REGEXP.test(step);
       if (resolves) assert.match(step, /--frozen\b/, `task "${name}": ${step}`);
     }
   }

@@ -49,6 +49,8 @@ export interface LocalProviderOptions {
   readonly clock: Clock;
   /** Where roots are made and looked for; see {@link localTmpDir}. */
   readonly tmpDir: string;
+  /** The user's name for `USER` and `LOGNAME` when the host environment has neither. */
+  readonly user?: string | undefined;
 }
 
 /** The host's temp directory as the environment names it. */
@@ -59,7 +61,7 @@ export function localTmpDir(hostEnv: Readonly<Record<string, string>>): string {
 /** The environment every command of a local sandbox starts from (rule 100). */
 export function localSandboxEnv(
   hostEnv: Readonly<Record<string, string>>,
-  options: { passEnv: readonly string[]; root: string },
+  options: { passEnv: readonly string[]; root: string; user?: string | undefined },
 ): Record<string, string> {
   const { passEnv, root } = options;
   const env: Record<string, string> = {};
@@ -69,8 +71,12 @@ export function localSandboxEnv(
   }
   env.HOME = join(root, "home");
   env.TMPDIR = join(root, "tmp");
-  if (hostEnv.USER !== undefined) env.USER = hostEnv.USER;
-  if (hostEnv.LOGNAME !== undefined) env.LOGNAME = hostEnv.LOGNAME;
+  // Always set (rule 100): from the host's variables, else the user's name as the host knows it.
+  const user = hostEnv.USER || hostEnv.LOGNAME || options.user;
+  if (user) {
+    env.USER = hostEnv.USER || user;
+    env.LOGNAME = hostEnv.LOGNAME || user;
+  }
   env[ROOT_MARKER] = root;
   return env;
 }
@@ -113,7 +119,7 @@ async function createLocal(
     await Deno.writeTextFile(join(root, "owner.json"), JSON.stringify(ctx.owner) + "\n");
     for (const dir of ["work", "home", "tmp", "ledger"]) await Deno.mkdir(join(root, dir));
     const shell = await Deno.stat("/bin/bash").then((i) => i.isFile ? "bash" : "sh", () => "sh");
-    const env = localSandboxEnv(o.hostEnv, { passEnv: plan.passEnv, root });
+    const env = localSandboxEnv(o.hostEnv, { passEnv: plan.passEnv, root, user: o.user });
     return new LocalHandle({ root, env, shell: shell as "bash" | "sh", clock: o.clock });
   } catch (error) {
     await removeTree(made).catch((cleanup) =>
