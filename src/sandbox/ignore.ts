@@ -50,7 +50,8 @@ function compile(raw: string): Rule | undefined {
   return { regexp, negate, dirOnly };
 }
 
-function globBody(glob: string): string {
+/** A gitignore-style glob as the body of a regular expression (`**`, `*`, `?`, `[…]`). */
+export function globBody(glob: string): string {
   let out = "";
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i]!;

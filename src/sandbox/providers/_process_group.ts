@@ -6,9 +6,8 @@
 import { type Clock, onAbort, sleep } from "../../_shared/mod.ts";
 import { statFields } from "../../coordination/mod.ts";
 import type { ExecResult, OutputChunk } from "../types.ts";
+import { TailBuffer } from "./_tail.ts";
 
-/** Bytes kept per stream (the tail). */
-const OUTPUT_TAIL_BYTES = 16 * 1024 * 1024;
 /** How long a timed-out group may take to die before the sandbox is retired. */
 const TREE_KILL_CONFIRM_MS = 2_000;
 /** After the command exits, output that stops arriving for this long is no longer awaited. */
@@ -35,47 +34,6 @@ interface GroupCommand {
 type GroupOutcome =
   | { readonly ended: "exit"; readonly result: ExecResult }
   | { readonly ended: "timeout" | "abort"; readonly confirmed: boolean; readonly pgid: number };
-
-/** Keeps the last `limit` bytes of a stream. */
-class TailBuffer {
-  readonly #chunks: Uint8Array[] = [];
-  #size = 0;
-  #dropped = false;
-
-  constructor(readonly limit: number = OUTPUT_TAIL_BYTES) {}
-
-  /** True when bytes were dropped from the head. */
-  get truncated(): boolean {
-    return this.#dropped;
-  }
-
-  push(chunk: Uint8Array): void {
-    this.#chunks.push(chunk);
-    this.#size += chunk.length;
-    while (this.#size > this.limit) {
-      const head = this.#chunks[0]!;
-      const excess = this.#size - this.limit;
-      this.#dropped = true;
-      if (head.length <= excess) {
-        this.#chunks.shift();
-        this.#size -= head.length;
-      } else {
-        this.#chunks[0] = head.subarray(excess);
-        this.#size -= excess;
-      }
-    }
-  }
-
-  bytes(): Uint8Array {
-    const out = new Uint8Array(this.#size);
-    let offset = 0;
-    for (const chunk of this.#chunks) {
-      out.set(chunk, offset);
-      offset += chunk.length;
-    }
-    return out;
-  }
-}
 
 /** Spawns the command as a group leader and waits for it (and for its output). */
 export async function runProcessGroup(c: GroupCommand): Promise<GroupOutcome> {

@@ -37,7 +37,7 @@ import {
   ownerLabelFilters,
 } from "./docker/client.ts";
 import { buildImageTag, prepareDockerImage } from "./docker/build.ts";
-import { createContainerSandbox } from "./docker/create.ts";
+import { type ContainerPlan, createContainerSandbox } from "./docker/create.ts";
 import { isAddressPoolExhausted } from "./docker/pools.ts";
 import { stopContainer } from "./docker/stop.ts";
 
@@ -57,16 +57,10 @@ export interface DockerBuildSpec {
 }
 
 /** The `dockerSandbox()` options a layer keeps. */
-export interface DockerSpec {
+export interface DockerSpec extends Omit<ContainerPlan, "image"> {
   readonly image?: string;
   readonly pull?: "missing" | "always" | "never";
   readonly build?: DockerBuildSpec;
-  readonly user?: string;
-  readonly workdir: string;
-  readonly network: "none" | "bridge" | "own";
-  readonly cpus?: number;
-  readonly memoryMb?: number;
-  readonly pidsLimit?: number;
 }
 
 /** A planned Dockerfile build (see the module comment). */
@@ -81,17 +75,9 @@ export interface DockerBuildPlan {
 }
 
 /** A planned docker sandbox. */
-export interface DockerPlan {
-  /** The image a container starts from. */
-  readonly image: string;
+export interface DockerPlan extends ContainerPlan {
   readonly pull: "missing" | "always" | "never";
   readonly build?: DockerBuildPlan;
-  readonly user?: string;
-  readonly workdir: string;
-  readonly network: "none" | "bridge" | "own";
-  readonly cpus?: number;
-  readonly memoryMb?: number;
-  readonly pidsLimit?: number;
 }
 
 /** The build module's part of the provider. */

@@ -5,6 +5,7 @@
  * key hashed.
  */
 import { join } from "node:path";
+import { globBody } from "../../ignore.ts";
 
 /** One entry of a build context; paths are POSIX, relative to the context directory. */
 export interface ContextEntry {
@@ -102,32 +103,4 @@ export function isExcluded(rules: readonly IgnoreRule[], path: string): boolean 
     if (rule.regexp.test(path)) excluded = !rule.negate;
   }
   return excluded;
-}
-
-function globBody(glob: string): string {
-  let out = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === "*" && glob[i + 1] === "*") {
-      const slash = glob[i + 2] === "/";
-      out += slash ? "(?:.*/)?" : ".*";
-      i += slash ? 2 : 1;
-    } else if (c === "*") {
-      out += "[^/]*";
-    } else if (c === "?") {
-      out += "[^/]";
-    } else if (c === "[") {
-      const end = glob.indexOf("]", i + 1);
-      if (end < 0) {
-        out += "\\[";
-        continue;
-      }
-      const body = glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\");
-      out += `[${body}]`;
-      i = end;
-    } else {
-      out += c.replace(/[.+^${}()|\\]/g, "\\$&");
-    }
-  }
-  return out;
 }

@@ -9,9 +9,8 @@ import type Docker from "dockerode";
 import { Writable } from "node:stream";
 import { type Clock, onAbort, sleep } from "../../../_shared/mod.ts";
 import type { OutputChunk } from "../../types.ts";
+import { TailBuffer } from "../_tail.ts";
 
-/** Bytes kept per stream (the tail, rule 15). */
-const OUTPUT_TAIL_BYTES = 16 * 1024 * 1024;
 /** How often a running exec is inspected (rule 108). */
 export const INSPECT_POLL_MS = 250;
 /** How long trailing frames may take after inspect saw the process gone (rule 108). */
@@ -50,42 +49,6 @@ export type DockerExecOutcome =
     readonly truncated: { stdout?: true; stderr?: true };
   }
   | { readonly ended: "timeout" | "abort"; readonly confirmed: boolean };
-
-/** Keeps the last `limit` bytes of a stream. */
-class TailBuffer {
-  readonly #chunks: Uint8Array[] = [];
-  #size = 0;
-  truncated = false;
-
-  constructor(readonly limit: number = OUTPUT_TAIL_BYTES) {}
-
-  push(chunk: Uint8Array): void {
-    this.#chunks.push(chunk);
-    this.#size += chunk.length;
-    while (this.#size > this.limit) {
-      const head = this.#chunks[0]!;
-      const excess = this.#size - this.limit;
-      this.truncated = true;
-      if (head.length <= excess) {
-        this.#chunks.shift();
-        this.#size -= head.length;
-      } else {
-        this.#chunks[0] = head.subarray(excess);
-        this.#size -= excess;
-      }
-    }
-  }
-
-  bytes(): Uint8Array {
-    const out = new Uint8Array(this.#size);
-    let offset = 0;
-    for (const chunk of this.#chunks) {
-      out.set(chunk, offset);
-      offset += chunk.length;
-    }
-    return out;
-  }
-}
 
 /** The container a command runs in, with the client that reaches it. */
 export interface ExecTarget {
