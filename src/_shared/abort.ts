@@ -1,5 +1,11 @@
 /** Typed abort reasons, so every layer can tell why a signal fired. */
 
+/**
+ * How long aborted per-Attempt work may take to return before it is abandoned (scheduling.md
+ * TIME-3, INT-1): the scheduler stops waiting then, and the runner tears the sandbox down.
+ */
+export const ATTEMPT_ABORT_GRACE_MS = 10_000;
+
 /** Why an Attempt's or the run's signal aborted. */
 export type AbortKind = "timeout" | "interrupt" | "early-exit" | "test-settled" | "force";
 

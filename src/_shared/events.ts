@@ -204,7 +204,24 @@ export type RunEvent =
     /** Scope-specific detail: `retained` for a lease, `<held>/<limit>` for machine slots. */
     readonly detail: string | null;
   }
+  | {
+    /** The ramp's cap, range or state changed at a window end (RAMP-4 step 7, OUT-J2). */
+    readonly type: "ramp";
+    readonly at: number;
+    readonly cap: number;
+    readonly previousCap: number;
+    readonly from: number;
+    readonly to: number;
+    readonly state: RampState;
+    /** What moved it; null when only the state changed without one (docs/ramp.md). */
+    readonly cause: "saturated" | "pushback" | "range" | "hold" | "resume" | null;
+    /** The hold's reason while a hold is in force, else null. */
+    readonly reason: string | null;
+  }
   | { readonly type: "interrupted"; readonly at: number; readonly signal: string };
+
+/** The state of an adaptive ramp (RAMP-4). */
+export type RampState = "climbing" | "steady" | "at ceiling" | "backing off" | "held";
 
 /** What a run-scope wait waits for. */
 export type WaitScope =

@@ -4,7 +4,14 @@
  * one abort race, the run-event contract and the plain data it carries (agent stream events, usage, verdict shapes), the clock and random seams, JSON helpers, definition brands, option validation, number formats,
  * credential redaction, input limits, operating-system error helpers and the version.
  */
-export { abortable, abortKind, AbortReason, onAbort, raceAbort } from "./abort.ts";
+export {
+  abortable,
+  abortKind,
+  AbortReason,
+  ATTEMPT_ABORT_GRACE_MS,
+  onAbort,
+  raceAbort,
+} from "./abort.ts";
 export type { AbortKind } from "./abort.ts";
 export { API_FORMAT_VERSION, brand, isBranded, readBrand } from "./brand.ts";
 export { isoTime, realClock, sleep } from "./clock.ts";
@@ -25,6 +32,7 @@ export type {
   AttemptResult,
   AttemptVerdict,
   NotDispatchedReason,
+  RampState,
   RecordedDiagnostic,
   RetryTally,
   RunEvent,

@@ -2,7 +2,8 @@
  * @module
  * The agent contract (authoring.md §7–§8.1): `defineAgent` and its brand check, the standard
  * event stream and its turn validation into immutable `TurnRecord`s, evidence coverage, session
- * state, send-failure classification, usage sums, and the built-in adapters.
+ * state, send-failure classification, usage sums, and the built-in adapters (scripted, command,
+ * OpenAI-compatible, and the coding-agent CLIs Claude Code, Codex and OpenCode).
  *
  * This domain never decides verdicts, never schedules, retries or waits for backoff, and never
  * writes to stdout: it describes what an agent did and whether a failure may be retried; the
@@ -28,6 +29,12 @@ export type { ScriptedAgentOptions, ScriptReply, ScriptRule } from "./_script_op
 export { openAICompatibleAgent } from "./openai_agent.ts";
 export type { HostEnvReader } from "./openai_agent.ts";
 export type { OpenAICompatibleAgentOptions, OpenAITool } from "./_openai_options.ts";
+export { claudeCodeAgent } from "./coding/claude_code.ts";
+export type { ClaudeCodeAgentOptions, CliAgentOptions } from "./coding/claude_code.ts";
+export { codexAgent } from "./coding/codex.ts";
+export type { CodexAgentOptions } from "./coding/codex.ts";
+export { opencodeAgent } from "./coding/opencode.ts";
+export type { OpencodeAgentOptions } from "./coding/opencode.ts";
 export type {
   Agent,
   AgentContext,

@@ -11,9 +11,20 @@ export class BodySignal {
   /** The relay from the Attempt's signal: the listener is the mechanism itself. */
   readonly #relay: Disposable | undefined;
 
-  constructor(source: AbortSignal) {
-    if (source.aborted) this.#controller.abort(source.reason);
-    else this.#relay = onAbort(source, () => this.#controller.abort(source.reason));
+  /**
+   * `onSourceAbort` runs when the Attempt's signal aborts before the body settled (at once if it
+   * already did): the runner arms its abandonment there, without a second listener.
+   */
+  constructor(source: AbortSignal, onSourceAbort?: () => void) {
+    if (source.aborted) {
+      this.#controller.abort(source.reason);
+      onSourceAbort?.();
+    } else {
+      this.#relay = onAbort(source, () => {
+        this.#controller.abort(source.reason);
+        onSourceAbort?.();
+      });
+    }
   }
 
   get signal(): AbortSignal {

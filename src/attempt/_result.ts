@@ -109,7 +109,9 @@ function executionError(
     return {
       code: "timeout",
       phase: "test",
-      message: `The Attempt exceeded its ${slot.timeoutMs} ms deadline`,
+      message: state.abandoned
+        ? abandonedMessage(slot)
+        : `The Attempt exceeded its ${slot.timeoutMs} ms deadline`,
       scope: "attempt",
       error: undefined,
     };
@@ -158,8 +160,7 @@ export function abandonedResult(
       ? {
         code: "timeout",
         phase: "test",
-        message:
-          `The Attempt exceeded its ${slot.timeoutMs} ms deadline and did not return after its signal aborted; abandoned`,
+        message: abandonedMessage(slot),
         scope: "attempt",
         location: null,
         stack: null,
@@ -174,4 +175,8 @@ export function abandonedResult(
     retries: Object.freeze([]),
     details: Object.freeze({ assertions: [], turns: [], phases: [], diagnostics: [], logs: [] }),
   }) as AttemptResult;
+}
+
+function abandonedMessage(slot: PlannedSlot): string {
+  return `The Attempt exceeded its ${slot.timeoutMs} ms deadline and did not return after its signal aborted; abandoned`;
 }

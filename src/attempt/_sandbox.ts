@@ -57,9 +57,8 @@ interface SandboxDeps {
   readonly evalFile: string;
 }
 
-/** An opened (or failed) Attempt sandbox and its cleanup stack. */
+/** An opened (or failed) Attempt sandbox; its cleanup stack is the caller's. */
 export interface OpenedSandbox {
-  readonly cleanup: CleanupStack;
   /** `t.sandbox` and `ctx.sandbox`; undefined when opening failed. */
   readonly sandbox: EvalSandbox | undefined;
   /** The Attempt was aborted before it started: the scheduler closes it as not dispatched. */
@@ -70,17 +69,25 @@ export interface OpenedSandbox {
 
 const NO_PHASE = (): void => {};
 
-/** Opens the sandbox of `slot`; a failure is recorded on the state (rule 34). */
+/**
+ * The Attempt's cleanup stack (§3.3), created before its sandbox opens: an open that is abandoned
+ * (TIME-3) still unwinds what it pushed.
+ */
+export function attemptCleanup(runtime: SandboxRuntime, clock: Clock): CleanupStack {
+  return new CleanupStack({
+    clock,
+    ...(runtime.options.force ? { force: runtime.options.force } : {}),
+  });
+}
+
+/** Opens the sandbox of `slot` onto `cleanup`; a failure is recorded on the state (rule 34). */
 export async function openAttemptSandbox(
   slot: PlannedSlot,
   control: AttemptControl,
   deps: SandboxDeps,
+  cleanup: CleanupStack,
 ): Promise<OpenedSandbox> {
-  const { runtime, state, clock } = deps;
-  const cleanup = new CleanupStack({
-    clock,
-    ...(runtime.options.force ? { force: runtime.options.force } : {}),
-  });
+  const { state } = deps;
   let physicalFailure = false;
   const opened = await state.phase(
     "sandbox",
@@ -90,10 +97,10 @@ export async function openAttemptSandbox(
         : openLeased(slot, control, deps, cleanup, () => physicalFailure),
   );
   if (opened.ok) {
-    return { cleanup, sandbox: opened.sandbox, unstarted: false, setPhase: opened.setPhase };
+    return { sandbox: opened.sandbox, unstarted: false, setPhase: opened.setPhase };
   }
   if (control.signal.aborted && control.started === false) {
-    return { cleanup, sandbox: undefined, unstarted: true, setPhase: NO_PHASE };
+    return { sandbox: undefined, unstarted: true, setPhase: NO_PHASE };
   }
   control.start?.();
   recordFailure(opened.failure, deps);
@@ -102,19 +109,19 @@ export async function openAttemptSandbox(
     physicalFailure = true;
     control.sandbox?.groupSandboxFailed(groupPhase);
   }
-  return { cleanup, sandbox: undefined, unstarted: false, setPhase: NO_PHASE };
+  return { sandbox: undefined, unstarted: false, setPhase: NO_PHASE };
 }
 
 /** Step 13: ends the timed part, unwinds the stack and keeps its diagnostics (rules 36–39). */
 export async function closeAttemptSandbox(
   slot: PlannedSlot,
-  opened: OpenedSandbox,
+  cleanup: CleanupStack,
   control: AttemptControl,
   state: AttemptState,
 ): Promise<void> {
   control.endTimed?.();
   control.activity("cleaning up");
-  const diagnostics = await state.phase("cleanup", () => opened.cleanup.unwind());
+  const diagnostics = await state.phase("cleanup", () => cleanup.unwind());
   for (const d of diagnostics) keepDiagnostic(state, d);
   if (
     slot.sandbox?.reuse === "group" && diagnostics.some((d) => d.code === "sandbox-reset-failed")

@@ -5,8 +5,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AbortReason, raceAbort } from "../_shared/mod.ts";
-import { type Clock, sleep } from "../_shared/mod.ts";
+import { AbortReason, ATTEMPT_ABORT_GRACE_MS, raceAbort } from "../_shared/mod.ts";
+import type { Clock } from "../_shared/mod.ts";
 import { errorMessage, hasErrorName } from "../_shared/mod.ts";
 import type { AssertionAuthoringError, AttemptResult } from "../_shared/mod.ts";
 import type { Random } from "../_shared/mod.ts";
@@ -27,16 +27,21 @@ import { sealResult } from "./_result.ts";
 import { CallSiteFinder } from "./call_site.ts";
 import { type ContextDeps, createTestContext, isSkipSignal } from "./context.ts";
 import { type FailureContext, failureOf } from "./failure.ts";
-import { closeAttemptSandbox, openAttemptSandbox, type OpenedSandbox } from "./_sandbox.ts";
+import {
+  attemptCleanup,
+  closeAttemptSandbox,
+  openAttemptSandbox,
+  type OpenedSandbox,
+} from "./_sandbox.ts";
+import { ABANDONED, Abandonment } from "./_abandon.ts";
+import { runAgentSetup, runAgentTeardown } from "./_agent_hooks.ts";
 import type { SandboxRuntime } from "./sandbox_runtime.ts";
-import type { EvalSandbox } from "../sandbox/mod.ts";
-import { ownCodeOf, type SessionLine } from "./session_line.ts";
+import type { CleanupStack, EvalSandbox } from "../sandbox/mod.ts";
+import type { SessionLine } from "./session_line.ts";
 import { AttemptState } from "./state.ts";
 
 export { abandonedResult } from "./_result.ts";
 
-/** Bound of agent teardown (authoring.md §7.1). */
-const AGENT_TEARDOWN_TIMEOUT_MS = 30_000;
 /** niceeval's own source directory, skipped when looking for user call sites. */
 const OWN_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -123,53 +128,32 @@ async function runScope(
   deps: RunDeps,
 ): Promise<AttemptResult> {
   const { agent, state, recorder, settled } = scope;
-  const failures: FailureContext = scope;
-  const { t, lines } = createTestContext(scope);
-  const main = lines[0]!;
-  let opened: OpenedSandbox | undefined;
-  if (slot.sandbox) {
-    opened = await openSandbox(slot, control, deps, { state, failures });
-    // Aborted before its lease was handed over: the scheduler closes the slot undispatched.
-    if (opened?.unstarted) {
-      await opened.cleanup.unwind();
-      return sealResult(slot, control, deps, state, []);
-    }
-    scope.opened = opened?.sandbox;
+  const timed = runTimed(scope, slot, control, deps);
+  const ran = await scope.abandonment.race(timed);
+  if (ran === ABANDONED) {
+    // Whatever the abandoned part still pushes when it returns late (a create that completes) is
+    // unwound then, unobserved.
+    void timed.finally(() => scope.cleanup?.size ? scope.cleanup.unwind() : undefined)
+      .catch(() => undefined);
   }
-  // Agent setup and teardown run iff the sandbox steps before them succeeded (rule 34).
-  const agentReached = !state.failure;
-  if (agentReached) await runAgentSetup(agent, main, state, failures, control);
-  // When the body settles, later assertions and skips are discarded (rule 3.1.3).
-  const settle = () => {
-    if (state.bodySettled) return;
-    state.bodySettled = true;
-    recorder.settle();
-  };
-  // Commands of the agent's sends and of the body are the `test` step's evidence (rule 31).
-  opened?.setPhase("test");
-  if (!state.failure && !control.signal.aborted) {
-    await runBody(deps.evalDef, t, { state, failures, control, settle });
+  // Aborted before its lease was handed over: the scheduler closes the slot undispatched.
+  if (ran === UNSTARTED || (ran === ABANDONED && control.started === false)) {
+    await scope.cleanup?.unwind();
+    return sealResult(slot, control, deps, state, []);
   }
-  settle();
-  checkSettled(recorder, state, scope);
-  await state.phase("assertions", async () => {
-    control.activity("evaluating assertions");
-    // An abort ends the wait; pending entries record their own errors, so a rejection carries
-    // nothing more.
-    await raceAbort(recorder.pending(), control.signal).catch(() => undefined);
-  });
   settled.settle(TEST_SETTLED);
   // Teardowns and cleanup are outside the deadline and outside `timedMs` (TIME-2, TIME-4).
   state.endTimed();
   control.endTimed?.();
+  const opened = scope.sandboxOpened;
   opened?.setPhase("cleanup");
-  if (agentReached) {
+  if (scope.agentReached) {
     const sandboxId = opened?.sandbox?.id ?? null;
-    await runAgentTeardown(agent, main, state, { control, clock: deps.clock, sandboxId });
+    await runAgentTeardown(agent, scope.main, state, { control, clock: deps.clock, sandboxId });
   }
   // No backoff of a send left in flight may outlive the Attempt: it would take a global slot.
   await state.idle();
-  if (opened) await closeAttemptSandbox(slot, opened, control, state);
+  if (scope.cleanup) await closeAttemptSandbox(slot, scope.cleanup, control, state);
   if (recorder.discardedAfterSettle > 0) {
     state.diagnostic({
       code: "assertion-after-settle",
@@ -179,6 +163,47 @@ async function runScope(
     });
   }
   return sealResult(slot, control, deps, state, recorder.seal());
+}
+
+const UNSTARTED = Symbol("unstarted");
+
+/**
+ * The timed part: sandbox steps 2–9, agent setup, the body and its pending assertions. The runner
+ * stops waiting for it once abandoned (TIME-3); it records what cleanup needs on the scope.
+ */
+async function runTimed(
+  scope: AttemptScope,
+  slot: PlannedSlot,
+  control: AttemptControl,
+  deps: RunDeps,
+): Promise<typeof UNSTARTED | undefined> {
+  const { agent, state, recorder } = scope;
+  const failures: FailureContext = scope;
+  if (slot.sandbox) {
+    const opened = await openSandbox(slot, control, deps, scope);
+    if (opened?.unstarted) return UNSTARTED;
+    // Abandoned while it opened: the runner already unwound what was there; nothing more runs.
+    if (scope.abandonment.abandoned) return undefined;
+    scope.sandboxOpened = opened;
+    scope.opened = opened?.sandbox;
+  }
+  // Agent setup and teardown run iff the sandbox steps before them succeeded (rule 34).
+  scope.agentReached = !state.failure;
+  if (scope.agentReached) await runAgentSetup(agent, scope.main, state, failures, control);
+  // Commands of the agent's sends and of the body are the `test` step's evidence (rule 31).
+  scope.sandboxOpened?.setPhase("test");
+  if (!state.failure && !control.signal.aborted) {
+    await runBody(deps.evalDef, scope.t, { state, failures, control, settle: scope.settleBody });
+  }
+  scope.settleBody();
+  checkSettled(recorder, state, scope);
+  await state.phase("assertions", async () => {
+    control.activity("evaluating assertions");
+    // An abort ends the wait; pending entries record their own errors, so a rejection carries
+    // nothing more.
+    await raceAbort(recorder.pending(), control.signal).catch(() => undefined);
+  });
+  return undefined;
 }
 
 /**
@@ -208,6 +233,17 @@ class AttemptScope implements ContextDeps, RecorderOptions, FailureContext {
   declare readonly env?: (name: string) => string | undefined;
   /** The Attempt's sandbox, once open. */
   opened: EvalSandbox | undefined;
+  /** The opened (or failed) sandbox, once its steps ended. */
+  sandboxOpened: OpenedSandbox | undefined;
+  /** The Attempt's cleanup stack, from before its sandbox opens; undefined without a sandbox. */
+  cleanup: CleanupStack | undefined;
+  /** True once the sandbox steps succeeded: agent teardown then runs (rule 34). */
+  agentReached = false;
+  /** Stops waiting for the timed part after the abort grace (TIME-3, INT-1). */
+  readonly abandonment: Abandonment;
+  readonly t: unknown;
+  /** The main session's line. */
+  readonly main: SessionLine;
   readonly #deps: RunDeps;
 
   constructor(slot: PlannedSlot, control: AttemptControl, deps: RunDeps) {
@@ -215,7 +251,8 @@ class AttemptScope implements ContextDeps, RecorderOptions, FailureContext {
     this.kind = slot.kind;
     this.agent = resolveAgent(def.agent)!;
     this.state = new AttemptState(deps.clock);
-    this.settled = new BodySignal(control.signal);
+    this.abandonment = new Abandonment(deps.clock, () => this.#abandoned());
+    this.settled = new BodySignal(control.signal, () => this.abandonment.arm());
     this.signal = this.settled.signal;
     this.model = def.model;
     this.flags = def.flags;
@@ -229,6 +266,32 @@ class AttemptScope implements ContextDeps, RecorderOptions, FailureContext {
     if (deps.env) this.env = deps.env;
     this.#deps = deps;
     this.recorder = createAssertionRecorder(this);
+    const { t, lines } = createTestContext(this);
+    this.t = t;
+    this.main = lines[0]!;
+  }
+
+  /** When the body settles, later assertions and skips are discarded (rule 3.1.3). */
+  readonly settleBody = (): void => {
+    if (this.state.bodySettled) return;
+    this.state.bodySettled = true;
+    this.recorder.settle();
+  };
+
+  /**
+   * The grace passed with the timed part still running: the body counts as settled and the timed
+   * part ends now, synchronously, before the scheduler's own abandonment fires (TIME-3).
+   */
+  #abandoned(): void {
+    this.state.abandoned = true;
+    this.state.log(
+      `abandoned: the Attempt did not return within ${
+        ATTEMPT_ABORT_GRACE_MS / 1000
+      }s after its signal aborted; cleaning up without it`,
+    );
+    this.settleBody();
+    this.state.endTimed();
+    this.control.endTimed?.();
   }
 
   /** `FailureContext.warn`: a non-fatal diagnostic. */
@@ -277,7 +340,7 @@ async function openSandbox(
   slot: PlannedSlot,
   control: AttemptControl,
   deps: RunDeps,
-  o: { state: AttemptState; failures: FailureContext },
+  o: AttemptScope,
 ): Promise<OpenedSandbox | undefined> {
   if (!deps.sandboxes) {
     control.start?.();
@@ -290,6 +353,7 @@ async function openSandbox(
     });
     return undefined;
   }
+  o.cleanup = attemptCleanup(deps.sandboxes, deps.clock);
   return await openAttemptSandbox(slot, control, {
     runtime: deps.sandboxes,
     state: o.state,
@@ -298,7 +362,7 @@ async function openSandbox(
     random: deps.random,
     root: deps.root,
     evalFile: deps.evalDef.file,
-  });
+  }, o.cleanup);
 }
 
 /** The checks made when the body settles: unawaited `orStop()`s and caught authoring errors. */
@@ -318,29 +382,6 @@ function checkSettled(
       error: undefined,
     });
   }
-}
-
-async function runAgentSetup(
-  agent: ResolvedAgent,
-  main: SessionLine,
-  state: AttemptState,
-  failures: FailureContext,
-  control: AttemptControl,
-): Promise<void> {
-  if (!agent.setup) return;
-  const setup = agent.setup.bind(agent);
-  await state.phase("agent.setup", async () => {
-    control.activity("agent setup");
-    try {
-      await setup(main.context(0));
-    } catch (error) {
-      if (control.signal.aborted) state.cutShort = true;
-      else {
-        const code = ownCodeOf(error) ?? "agent-setup-failed";
-        state.fail(failureOf(failures, "agent.setup", code, error));
-      }
-    }
-  });
 }
 
 interface BodyDeps {
@@ -377,50 +418,6 @@ async function runBody(evalDef: DiscoveredEval, t: unknown, deps: BodyDeps): Pro
         return;
       }
       state.fail(failureOf(failures, "test", "test-threw", error));
-    }
-  });
-}
-
-/**
- * Runs the agent's teardown with the main session's context, bounded by 30 s. Its signal is its
- * own (aborted at the bound): the Attempt's signal has already aborted (`test-settled`).
- */
-async function runAgentTeardown(
-  agent: ResolvedAgent,
-  main: SessionLine,
-  state: AttemptState,
-  o: { control: AttemptControl; clock: Clock; sandboxId: string | null },
-): Promise<void> {
-  const { control, clock } = o;
-  if (!agent.teardown) return;
-  const teardown = agent.teardown.bind(agent);
-  await state.phase("agent.teardown", async () => {
-    control.activity("cleaning up");
-    const bound = new AbortController();
-    const timer = new AbortController();
-    let timedOut = false;
-    try {
-      await Promise.race([
-        teardown(main.context(0, bound.signal)),
-        sleep(clock, AGENT_TEARDOWN_TIMEOUT_MS, { signal: timer.signal }).then(() => {
-          timedOut = true;
-          bound.abort(new AbortReason("timeout"));
-          throw new Error(
-            `Agent teardown did not finish within ${AGENT_TEARDOWN_TIMEOUT_MS / 1000}s`,
-          );
-        }),
-      ]);
-    } catch (error) {
-      // The same data as every other cleanup failure (sandboxes.md rule 39).
-      const message = errorMessage(error);
-      state.diagnostic({
-        code: "agent-teardown-failed",
-        level: "warning",
-        message: `Cannot tear down agent "${agent.name}": ${message}`,
-        data: { phase: "agent.teardown", timedOut, message, sandboxId: o.sandboxId },
-      });
-    } finally {
-      timer.abort();
     }
   });
 }

@@ -38,6 +38,8 @@ export class AttemptState {
   cutShort = false;
   /** True once the test body settled; a later `t.skip` registers nothing. */
   bodySettled = false;
+  /** True when the runner stopped waiting for the timed part after the abort grace (TIME-3). */
+  abandoned = false;
   #timedEndedAt: number | undefined;
 
   constructor(clock: Clock) {

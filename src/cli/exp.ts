@@ -26,6 +26,7 @@ import { loadProject, printWarnings, requireConfig } from "./project.ts";
 import { checkRecordRoot, junitTarget } from "./path_flags.ts";
 import { DEFAULT_RECORD_ROOT } from "./exp_defaults.ts";
 import { unpublishedWarning } from "./exp_warnings.ts";
+import { openRampFiles, type RampFiles } from "./ramp_run.ts";
 
 /** Runs `exp` (or `exp --dry`); returns the exit code. */
 export async function runExp(io: Io, options: ExpOptions): Promise<number> {
@@ -60,7 +61,9 @@ export async function runExp(io: Io, options: ExpOptions): Promise<number> {
       ? { maxBuildConcurrency: options.maxBuildConcurrency }
       : {}),
   });
+  await using live = await openRampFiles(io, project.root, invocation);
   return await execute(io, invocation, {
+    ramp: live,
     sandboxes,
     coordination: {
       projectRoot: project.root,
@@ -105,7 +108,15 @@ function printDry(
         concurrency: cap.cap,
         concurrencySource: cap.source,
         concurrencyProvider: cap.provider,
-        ramp: null,
+        ramp: planned.ramp
+          ? {
+            from: planned.ramp.from,
+            to: planned.ramp.to,
+            step: planned.ramp.step,
+            windowMs: planned.ramp.windowMs,
+            held: planned.ramp.held,
+          }
+          : null,
         experimentConcurrency,
         rerun: options.rerun === "none" ? null : options.rerun,
         problems,
@@ -120,6 +131,7 @@ function printDry(
         cap: cap.cap,
         capAnnotation: planned.capAnnotation,
         machineBudgets: planned.machineBudgets,
+        ramp: planned.ramp,
         dry: true,
       },
       terminalLayout(io),
@@ -135,7 +147,11 @@ function printDry(
 async function execute(
   io: Io,
   inv: Invocation,
-  wiring: { sandboxes: SandboxWiring; coordination: SchedulerCoordination },
+  wiring: {
+    sandboxes: SandboxWiring;
+    coordination: SchedulerCoordination;
+    ramp: RampFiles | null;
+  },
 ): Promise<number> {
   const { sandboxes, coordination } = wiring;
   const stop = new AbortController();
@@ -179,6 +195,7 @@ async function execute(
         random: io.random,
         onEvent: emit,
         cap: inv.planned.cap.cap,
+        ...(wiring.ramp ? { ramp: wiring.ramp.options } : {}),
         abandon: abandonedResult,
         coordination,
         backpressure: () => writer.backpressure(),

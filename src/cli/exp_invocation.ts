@@ -71,7 +71,10 @@ export function openInvocation(
   };
 }
 
-/** Notices and warnings known before dispatch: unpublished Runs, experiments left out. */
+/**
+ * Notices and warnings known before dispatch: unpublished Runs, a config ramp turned off
+ * (RAMP-2), experiments left out.
+ */
 function startDiagnostics(planned: PlannedRun, recordRoot: string, at: number): RunEvent[] {
   const events: RunEvent[] = [];
   const base = { type: "diagnostic", at, evalId: null, data: null, persist: false } as const;
@@ -82,6 +85,15 @@ function startDiagnostics(planned: PlannedRun, recordRoot: string, at: number): 
       level: "warning",
       code: "record-unpublished-runs",
       message: unpublished,
+      experimentId: null,
+    });
+  }
+  if (planned.rampDisabled) {
+    events.push({
+      ...base,
+      level: "info",
+      code: "ramp-disabled",
+      message: "--max-concurrency turns the config ramp off; the global cap stays fixed",
       experimentId: null,
     });
   }

@@ -17,6 +17,7 @@ import {
   type ParsedFlags,
   tagsFlag,
 } from "./flags.ts";
+import { parseRampRange } from "./ramp_options.ts";
 
 /** Everything `exp` was asked to do. */
 export interface ExpOptions {
@@ -26,6 +27,10 @@ export interface ExpOptions {
   readonly positionals: string[];
   readonly attempts?: number;
   readonly maxConcurrency?: number;
+  /** `--ramp <from>:<to>` (RAMP-1). */
+  readonly ramp?: { readonly from: number; readonly to: number };
+  /** `--no-ramp`: config `ramp` is ignored (CAP-1). */
+  readonly noRamp: boolean;
   readonly timeoutMs?: number;
   readonly tags: string[];
   readonly json: boolean;
@@ -75,12 +80,15 @@ export function expOptions(flags: ParsedFlags): ExpOptions {
       json: false,
       dry: false,
       rerun: "none",
+      noRamp: false,
       selector: teardown.selector,
       teardown,
     };
   }
   forbidTogether(flags, "early-exit", "no-early-exit");
   forbidTogether(flags, "dry", "junit");
+  forbidTogether(flags, "max-concurrency", "ramp");
+  forbidTogether(flags, "ramp", "no-ramp");
   const [selector, ...evalPrefixes] = flags.positionals;
   const rerun = flagValue(flags, "rerun");
   const out: { -readonly [K in keyof ExpOptions]: ExpOptions[K] } = {
@@ -90,12 +98,15 @@ export function expOptions(flags: ParsedFlags): ExpOptions {
     json: flagSet(flags, "json"),
     dry: flagSet(flags, "dry"),
     rerun: rerun === undefined ? "none" : rerun as RerunTier,
+    noRamp: flagSet(flags, "no-ramp"),
   };
   if (selector !== undefined) out.selector = selector;
   const attempts = intFlag(flags, "attempts", { max: MAX_ATTEMPTS });
   if (attempts !== undefined) out.attempts = attempts;
   const cap = intFlag(flags, "max-concurrency", { max: MAX_CONCURRENCY });
   if (cap !== undefined) out.maxConcurrency = cap;
+  const ramp = flagValue(flags, "ramp");
+  if (ramp !== undefined) out.ramp = parseRampRange(ramp, "--ramp");
   const builds = intFlag(flags, "max-build-concurrency", { max: MAX_BUILD_CONCURRENCY });
   if (builds !== undefined) out.maxBuildConcurrency = builds;
   const timeout = intFlag(flags, "timeout", { max: MAX_TIMER_MS });

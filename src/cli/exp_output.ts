@@ -18,6 +18,7 @@ import {
   PermanentLines,
   planLines,
   type RunSummary,
+  type StartRamp,
 } from "../report/mod.ts";
 import type { Io } from "./io.ts";
 import type { PlannedRun } from "./plan_run.ts";
@@ -98,6 +99,7 @@ export function jsonOutput(ctx: OutputContext): ExpOutput {
         concurrency: planned.cap.cap,
         concurrencySource: planned.cap.source,
         concurrencyProvider: planned.cap.provider,
+        ramp: startRamp(planned),
         runs: plan.experiments.map((e, i) => ({ experimentId: e.id, runId: runIds[i]! })),
       }),
     event: (event) => {
@@ -143,16 +145,23 @@ function progressStream(ctx: OutputContext): {
     io.stdout.write(text);
     silence.touch();
   };
-  const silence = new SilenceTimer(io.clock, { onSilence: () => write(progressLine(ctx, tally)) });
+  // The cap in force: the start's, then each `ramp` event's (OUT-J6).
+  let cap = ctx.planned.cap.cap;
+  const silence = new SilenceTimer(io.clock, {
+    onSilence: () => write(progressLine(ctx, tally, cap)),
+  });
   return {
     write,
-    event: (event) => tally.event(event),
+    event: (event) => {
+      if (event.type === "ramp") cap = event.cap;
+      tally.event(event);
+    },
     stop: () => silence.stop(),
   };
 }
 
 /** The NDJSON `progress` line (OUT-J2): elapsed time and the live counters. */
-function progressLine(ctx: OutputContext, tally: CounterTally): string {
+function progressLine(ctx: OutputContext, tally: CounterTally, cap: number): string {
   const now = ctx.io.clock.now();
   const c = tally.counters;
   return JSON.stringify({
@@ -168,7 +177,7 @@ function progressLine(ctx: OutputContext, tally: CounterTally): string {
     failed: c.failed,
     errored: c.errored,
     skipped: c.skipped,
-    cap: ctx.planned.cap.cap,
+    cap,
   }) + "\n";
 }
 
@@ -181,7 +190,24 @@ function panelStart(ctx: OutputContext): PanelStart {
     total: plan.total,
     reused: plan.reused,
     cap: ctx.planned.cap.cap,
+    ramp: ctx.planned.ramp
+      ? {
+        cap: ctx.planned.ramp.from,
+        from: ctx.planned.ramp.from,
+        to: ctx.planned.ramp.to,
+        state: ctx.planned.ramp.held === null ? "steady" : "held",
+        reason: ctx.planned.ramp.held,
+      }
+      : null,
   };
+}
+
+/** The `start` line's `ramp` (OUT-J2), or null when the run does not ramp. */
+function startRamp(planned: PlannedRun): StartRamp | null {
+  const { ramp } = planned;
+  if (!ramp) return null;
+  const { from, to, step, windowMs, held } = ramp;
+  return { from, to, step, windowMs, held };
 }
 
 /** Where human output goes during the run: the live panel, or plain append-only text. */
@@ -210,6 +236,7 @@ export function humanOutput(ctx: OutputContext): ExpOutput {
   const pending: string[] = [];
   const permanent = new PermanentLines(planned.plan, (line) => pending.push(line), {
     color: mode.color,
+    rampLines: !mode.live, // the live panel shows the ramp on its own line (OUT-5)
   });
   const direct = (lines: readonly string[]) => io.stdout.write(lines.map((l) => l + "\n").join(""));
   return {
@@ -220,6 +247,7 @@ export function humanOutput(ctx: OutputContext): ExpOutput {
           cap: planned.cap.cap,
           capAnnotation: planned.capAnnotation,
           machineBudgets: planned.machineBudgets,
+          ramp: planned.ramp,
         },
         layout,
       ));
@@ -237,7 +265,8 @@ export function humanOutput(ctx: OutputContext): ExpOutput {
       sink.stop();
       const wallMs = info.completedAt - ctx.startedAt;
       const { runIds, positionals } = ctx;
-      direct(endLines(summary, { plan: planned.plan, wallMs, runIds, positionals, layout }));
+      const end = { plan: planned.plan, wallMs, runIds, positionals, layout };
+      direct(endLines(summary, { ...end, buildFailures: permanent.buildFailures }));
     },
     failed: () => sink.stop(),
     forced: () => {
@@ -280,8 +309,10 @@ function liveSink(ctx: OutputContext, noColor: boolean): HumanSink {
 function plainSink(ctx: OutputContext): HumanSink {
   const { io } = ctx;
   const tally = new CounterTally(panelStart(ctx));
+  // With a ramp the heartbeat names the cap in force (OUT-H16).
+  let cap = ctx.planned.ramp ? ctx.planned.cap.cap : undefined;
   const silence = new SilenceTimer(io.clock, {
-    onSilence: () => io.stdout.write(heartbeatLine(tally, io.clock.now()) + "\n"),
+    onSilence: () => io.stdout.write(heartbeatLine(tally, io.clock.now(), cap) + "\n"),
   });
   const lines = (lines: readonly string[]) => {
     if (lines.length === 0) return;
@@ -291,6 +322,7 @@ function plainSink(ctx: OutputContext): HumanSink {
   return {
     start: () => silence.touch(),
     event: (event, permanent) => {
+      if (event.type === "ramp" && cap !== undefined) cap = event.cap;
       tally.event(event);
       lines(permanent);
     },

@@ -30,8 +30,15 @@ export const EXP_FLAGS: readonly FlagSpec[] = [
     name: "max-concurrency",
     value: "<n>",
     description:
-      "global cap G; integer 1–1000 (default: config maxConcurrency, else the provider default)",
+      "global cap G; integer 1–1000; turns a config ramp off (default: config maxConcurrency, else the provider default)",
   },
+  {
+    name: "ramp",
+    value: "<from>:<to>",
+    description:
+      "let niceeval adjust the global cap between from and to as the run goes: it climbs while every slot is busy and backs off when the agent's API pushes back with rate limits; keeps config ramp step/windowMs (default: config ramp, else off)",
+  },
+  { name: "no-ramp", description: "ignore the config ramp; use a fixed global cap (default: off)" },
   {
     name: "timeout",
     value: "<ms>",

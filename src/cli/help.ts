@@ -26,6 +26,16 @@ export const DOCTOR_FLAGS: readonly FlagSpec[] = [
   { name: "json", description: "one JSON document on stdout (default: off)" },
 ];
 
+/** Flags of `ramp hold` (CMD-18). */
+export const RAMP_HOLD_FLAGS: readonly FlagSpec[] = [
+  {
+    name: "reason",
+    value: "<text>",
+    description:
+      "why the ramp is held, shown in every live run's panel; 1–200 characters (required)",
+  },
+];
+
 interface CommandHelp {
   readonly usage: string;
   readonly summary: string;
@@ -90,6 +100,37 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     summary: "Destroy sandboxes whose niceeval process is gone",
     flags: SANDBOX_PRUNE_FLAGS,
     examples: ["niceeval sandbox prune", "niceeval sandbox prune --force --provider local"],
+  },
+  "ramp hold": {
+    usage: '--reason "<text>"',
+    summary:
+      "Stop every ramped run of this project from raising its concurrency (cuts still apply)",
+    flags: RAMP_HOLD_FLAGS,
+    examples: ['niceeval ramp hold --reason "provider quota"', "niceeval ramp status"],
+  },
+  "ramp resume": {
+    usage: "",
+    summary: "Let ramped runs raise their concurrency again after a hold",
+    flags: [],
+    examples: ["niceeval ramp resume", "niceeval ramp status"],
+  },
+  "ramp set": {
+    usage: "<from>:<to>",
+    summary: "Override the concurrency range of every ramped run of this project",
+    flags: [],
+    examples: ["niceeval ramp set 2:8", "niceeval ramp set 4:4"],
+  },
+  "ramp reset": {
+    usage: "",
+    summary: "Drop the range override: ramped runs use their configured range again",
+    flags: [],
+    examples: ["niceeval ramp reset", "niceeval ramp status"],
+  },
+  "ramp status": {
+    usage: "",
+    summary: "Show the ramp control (hold, range override) and every live ramped run",
+    flags: [],
+    examples: ["niceeval ramp status", "niceeval ramp hold --reason quota"],
   },
 };
 

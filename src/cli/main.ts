@@ -23,6 +23,7 @@ import {
   COMMANDS,
   DOCTOR_FLAGS,
   helpText,
+  RAMP_HOLD_FLAGS,
   SANDBOX_LIST_FLAGS,
   SANDBOX_PRUNE_FLAGS,
 } from "./help.ts";
@@ -38,7 +39,7 @@ const RESERVED: Readonly<Record<string, string>> = {
 };
 
 /** Commands reached through a group word (`sandbox list`, `doctor docker`). */
-const GROUPED_REGEXP = /^(?:sandbox|doctor) /;
+const GROUPED_REGEXP = /^(?:sandbox|doctor|ramp) /;
 
 /** Flags accepted before any command (CLI-4, CLI-5). */
 const ROOT_FLAGS: readonly FlagSpec[] = [
@@ -136,6 +137,23 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
       const { runDoctorDocker } = await import("./doctor.ts");
       return await runDoctorDocker(io, { json: flagSet(flags, "json") });
     }
+    case "ramp hold":
+    case "ramp resume":
+    case "ramp set":
+    case "ramp reset":
+    case "ramp status": {
+      const flags = parseFlags(tail, sub === "ramp hold" ? RAMP_HOLD_FLAGS : [], sub);
+      const action = sub.slice("ramp ".length) as "hold" | "resume" | "set" | "reset" | "status";
+      if (flags.positionals.length > (action === "set" ? 1 : 0)) {
+        noPositionals(flags.positionals.slice(action === "set" ? 1 : 0), sub);
+      }
+      const { runRamp } = await import("./ramp.ts");
+      if (action === "hold") {
+        return await runRamp(io, { action, reason: flags.values.get("reason")?.[0] });
+      }
+      if (action === "set") return await runRamp(io, { action, range: flags.positionals[0] });
+      return await runRamp(io, { action });
+    }
     case "clean": {
       const { runClean, CLEAN_FLAGS } = await import("./clean.ts");
       const flags = parseFlags(tail, CLEAN_FLAGS, "clean");
@@ -163,6 +181,7 @@ function route(command: string, rest: readonly string[]): { sub: string; tail: s
   }
   if (command === "sandbox") return sandboxRoute(rest);
   if (command === "doctor") return doctorRoute(rest);
+  if (command === "ramp") return groupRoute("ramp", rest);
   if (!Object.hasOwn(COMMANDS, command) || command.includes(" ")) {
     throw new UsageError(
       "usage",
@@ -194,6 +213,21 @@ function sandboxRoute(rest: readonly string[]): { sub: string; tail: string[] } 
       "usage",
       name === undefined ? "niceeval sandbox needs a subcommand" : `unknown command "${sub}"`,
       "subcommands: sandbox list, sandbox prune",
+    );
+  }
+  return { sub, tail };
+}
+
+/** `ramp <subcommand>` (CMD-18): the subcommand is the first argument. */
+function groupRoute(group: string, rest: readonly string[]): { sub: string; tail: string[] } {
+  const [name, ...tail] = rest;
+  const sub = `${group} ${name}`;
+  if (name === undefined || !Object.hasOwn(COMMANDS, sub)) {
+    const subs = Object.keys(COMMANDS).filter((c) => c.startsWith(`${group} `));
+    throw new UsageError(
+      "usage",
+      name === undefined ? `niceeval ${group} needs a subcommand` : `unknown command "${sub}"`,
+      `subcommands: ${subs.join(", ")}`,
     );
   }
   return { sub, tail };

@@ -55,6 +55,7 @@ import {
 } from "../scheduler/mod.ts";
 import { runDockerChecks } from "./docker_checks.ts";
 import type { ExpOptions } from "./exp_options.ts";
+import { type PlannedRamp, resolveRamp } from "./ramp_options.ts";
 import type { Io } from "./io.ts";
 import type { LoadedProject } from "./project.ts";
 
@@ -73,6 +74,10 @@ export interface PlannedRun {
   readonly unpublished: readonly string[];
   /** Providers in use whose machine sandbox budget is below G (MSB-7), for PLAN. */
   readonly machineBudgets: readonly MachineBudget[];
+  /** The adaptive ramp, when the run ramps; `cap` is then its `from` (RAMP-3). */
+  readonly ramp: PlannedRamp | null;
+  /** `--max-concurrency` turned a config ramp off (`ramp-disabled`, RAMP-2). */
+  readonly rampDisabled: boolean;
 }
 
 /** What {@link planRun} plans. */
@@ -92,8 +97,20 @@ export async function planRun(io: Io, input: PlanRunInput): Promise<PlannedRun> 
   const decideCarry = await carryOf(reader, { selection, identity, rerun: options.rerun });
   const physical = await physicalSandboxes(io, { selection, project });
   const plan = buildPlan(selection, settingsOf(options, config), decideCarry, physical);
-  const cap = capOf(plan, options, config);
+  const { ramp, disabled } = resolveRamp(options, config, {
+    noRamp: options.noRamp,
+    projectRoot: project.root,
+  });
+  const cap: ResolvedCap = ramp
+    ? {
+      cap: ramp.from,
+      source: ramp.source === "flag" ? "ramp-flag" : "ramp-config",
+      provider: null,
+    }
+    : capOf(plan, options, config);
   return {
+    ramp,
+    rampDisabled: disabled,
     plan,
     cap,
     capAnnotation: capAnnotation(cap),
@@ -103,7 +120,7 @@ export async function planRun(io: Io, input: PlanRunInput): Promise<PlannedRun> 
     machineBudgets: machineBudgetsBelow(plan.slots, {
       maxSandboxes: config.maxSandboxes,
       cpus: io.cpus,
-      cap: cap.cap,
+      cap: ramp?.to ?? cap.cap, // a ramp may reach its ceiling
     }),
   };
 }
@@ -269,14 +286,19 @@ export async function openSandboxes(
   if (!planned.plan.slots.some((s) => s.sandbox !== undefined)) {
     return { runner: { hostEnv }, scheduler: () => ({}) };
   }
-  await runDockerChecks(io, {
+  const dockerChecks = await runDockerChecks(io, {
     plan: planned.plan,
     cap: planned.cap.cap,
     maxSandboxes: project.config.maxSandboxes,
     hostEnv,
     probe,
   });
-  const registry = createProviderRegistry({ hostEnv, clock: io.clock, user: io.user });
+  const registry = createProviderRegistry({
+    hostEnv,
+    clock: io.clock,
+    user: io.user,
+    dockerNetworkPermits: dockerChecks.networkPermits,
+  });
   const runtime = new SandboxRuntime({
     registry,
     owner: ownerIdentityOf(identity),

@@ -16,6 +16,7 @@ import {
   loadNative,
   type ModuleLoader,
   readProjectMap,
+  transformCacheDir,
 } from "../loader/mod.ts";
 import type { Io } from "./io.ts";
 
@@ -56,7 +57,7 @@ export async function loadProject(
 export async function projectLoader(io: Io, root: string): Promise<ModuleLoader> {
   if (io.loader !== "embedded") return loadNative;
   const importMap = await readProjectMap(root, io.apiUrls ?? ownApiUrls());
-  return createEmbeddedLoader({ root, importMap }).load;
+  return createEmbeddedLoader({ root, importMap, cacheDir: transformCacheDir(io.env) }).load;
 }
 
 /** The entries of this copy of niceeval, for an Io without them (in-process tests). */

@@ -164,6 +164,7 @@ async function runsScope(
         runId: run.runId,
         experimentId: run.doc.experimentId,
         startedAt: run.doc.startedAt,
+        diagnostics: run.doc.diagnostics,
       }, runRows),
     );
     rows.push(...runRows);

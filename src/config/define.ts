@@ -127,6 +127,17 @@ export function defineConfig(def: ConfigOptions): ConfigDefinition {
   return Object.freeze(brand(out, "config")) as unknown as ConfigDefinition;
 }
 
+/** Ramps whose `step` was given rather than defaulted (see {@link rampStepGiven}). */
+const STEP_GIVEN = new WeakSet<object>();
+
+/**
+ * True when the ramp's `step` was written in the config: `--ramp <from>:<to>` keeps it, and
+ * otherwise derives the default from its own range (RAMP-1).
+ */
+export function rampStepGiven(ramp: Readonly<Required<RampOptions>>): boolean {
+  return STEP_GIVEN.has(ramp);
+}
+
 /** Validates ramp options and applies the defaults of RAMP-1. */
 export function rampOf(value: unknown, path: string): Readonly<Required<RampOptions>> {
   const r = checkOptions(value, RAMP_OPTIONS, WHAT, path);
@@ -152,7 +163,9 @@ export function rampOf(value: unknown, path: string): Readonly<Required<RampOpti
       `${path}.windowMs must be ≥ 1000, got ${windowMs}`,
     );
   }
-  return Object.freeze({ from, to, step, windowMs });
+  const ramp = Object.freeze({ from, to, step, windowMs });
+  if (r.step !== undefined) STEP_GIVEN.add(ramp);
+  return ramp;
 }
 
 function pricingOf(value: unknown): Readonly<Record<string, Readonly<PriceOptions>>> {

@@ -38,3 +38,13 @@ export { registerTeardown } from "./teardown_registry.ts";
 export type { HeldRegistration, RegisterTeardownOptions } from "./teardown_registry.ts";
 export { claimOrphan, findOrphans, listPendingOrphans, scanRegistrations } from "./orphans.ts";
 export type { RegistrationEntry, ScanOptions } from "./orphans.ts";
+export {
+  listLiveRamps,
+  openLiveRamp,
+  RAMP_CONTROL_SCHEMA,
+  RAMP_REASON_MAX,
+  rampDirOf,
+  readRampControl,
+  updateRampControl,
+} from "./ramp_files.ts";
+export type { LiveRamp, LiveRampEntry, RampControlFile, RampRangeOverride } from "./ramp_files.ts";

@@ -5,6 +5,7 @@
  * module is imported lazily: commands that load no user file never start esbuild.
  */
 import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
 import * as esbuild from "esbuild-wasm/esm/browser.js";
 
 /** Name of the `import.meta` object inside a transformed body. */
@@ -57,6 +58,38 @@ const LOADERS: Readonly<Record<string, esbuild.Loader>> = {
   ".cjs": "js",
 };
 
+/**
+ * Version of what this module does around esbuild (the plugin, the checks and the clean-up of its
+ * output). Bump it whenever that changes: it is part of every transform cache key.
+ */
+const TRANSFORM_FORMAT = 2;
+
+/** esbuild's build options, the per-file `stdin` and the plugin aside. */
+const BUILD_OPTIONS = {
+  bundle: true,
+  write: false,
+  format: "cjs",
+  platform: "neutral",
+  target: "esnext",
+  outfile: "/out.js",
+  sourcemap: "external",
+  logLevel: "silent",
+  legalComments: "none",
+  define: { "import.meta": META_NAME },
+  supported: { "dynamic-import": false, decorators: false },
+} as const satisfies esbuild.BuildOptions;
+
+/**
+ * Identifies the output of {@link startTransformer}'s transformer for a given file: esbuild's
+ * version, its options and {@link TRANSFORM_FORMAT}. The transform cache keys entries by it.
+ */
+export const TRANSFORM_ID: string = JSON.stringify({
+  format: TRANSFORM_FORMAT,
+  esbuild: esbuild.version,
+  options: BUILD_OPTIONS,
+  loaders: LOADERS,
+});
+
 /** Transforms source files to CommonJS-style bodies. */
 export interface Transformer {
   transform(source: string, options: { path: string; extension: string }): Promise<Transformed>;
@@ -83,20 +116,12 @@ async function transform(
       stdin: {
         contents: source,
         loader: LOADERS[options.extension] ?? "ts",
-        sourcefile: options.path,
+        // esbuild names the module after it in the output; the name alone keeps the output the
+        // same wherever the project lives, so copies of a project share cache entries.
+        sourcefile: basename(options.path),
         resolveDir: "/",
       },
-      bundle: true,
-      write: false,
-      format: "cjs",
-      platform: "neutral",
-      target: "esnext",
-      outfile: "/out.js",
-      sourcemap: "external",
-      logLevel: "silent",
-      legalComments: "none",
-      define: { "import.meta": META_NAME },
-      supported: { "dynamic-import": false, decorators: false },
+      ...BUILD_OPTIONS,
       plugins: [{
         name: "niceeval-imports",
         setup(build: esbuild.PluginBuild) {

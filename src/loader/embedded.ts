@@ -13,7 +13,9 @@ import { type ApiName, type ApiNamespaces, installedApi } from "./api.ts";
 import { BODY_NAME, FrameRewriter } from "./_frames.ts";
 import type { ImportMap } from "./import_map.ts";
 import { Resolver, type Target, UnresolvedError } from "./_resolve.ts";
-import type { Transformer } from "./_transform.ts";
+import { CachedTransformer, type TransformerSource } from "./_cached_transform.ts";
+
+export type { TransformerSource } from "./_cached_transform.ts";
 
 /** The loader named in messages. */
 const LOADER = "embedded loader";
@@ -43,10 +45,15 @@ export interface EmbeddedLoaderOptions {
    */
   readonly api?: ApiNamespaces;
   /**
-   * Starts the transpiler.
-   * @default esbuild-wasm, started once per process on the first load
+   * The directory of the on-disk transform cache (`transformCacheDir`, docs/loader.md).
+   * @default no cache: every file is transformed
    */
-  readonly startTransformer?: () => Promise<Transformer>;
+  readonly cacheDir?: string | undefined;
+  /**
+   * The transpiler.
+   * @default esbuild-wasm, started once per process on the first file the cache does not have
+   */
+  readonly transformer?: TransformerSource;
 }
 
 type Body = (...args: unknown[]) => void;
@@ -69,19 +76,6 @@ export interface EmbeddedLoader {
   readonly load: ModuleLoader;
 }
 
-// esbuild-wasm can be initialised once per process only, so its start is shared by all loaders.
-let sharedTransformer: Promise<Transformer> | undefined;
-
-async function startEsbuild(): Promise<Transformer> {
-  sharedTransformer ??= import("./_transform.ts").then((m) => m.startTransformer());
-  try {
-    return await sharedTransformer;
-  } catch (error) {
-    sharedTransformer = undefined;
-    throw error;
-  }
-}
-
 /**
  * Creates the embedded loader of a project. Each file is evaluated at most once, however many
  * loads reach it; a file that fails to load fails every load that reaches it, and only those.
@@ -95,7 +89,7 @@ class Registry {
   readonly #root: string;
   readonly #resolver: Resolver;
   readonly #api: () => ApiNamespaces;
-  readonly #start: () => Promise<Transformer>;
+  readonly #transformer: CachedTransformer;
   readonly #frames = new FrameRewriter();
   readonly #prepared = new Map<string, Promise<ModuleRecord>>();
   readonly #builtins = new Map<string, Record<string, unknown>>();
@@ -103,7 +97,6 @@ class Registry {
   /** Prepared files, for the synchronous `require` of evaluation. */
   readonly #records = new Map<string, ModuleRecord>();
   #framesInstalled = false;
-  #transformer: Promise<Transformer> | undefined;
 
   constructor(options: EmbeddedLoaderOptions) {
     this.#root = options.root;
@@ -113,7 +106,7 @@ class Registry {
       if (api === undefined) throw new Error("The niceeval API is not installed");
       return api;
     };
-    this.#start = options.startTransformer ?? startEsbuild;
+    this.#transformer = new CachedTransformer(options.transformer, options.cacheDir);
   }
 
   async load(path: string): Promise<Record<string, unknown>> {
@@ -156,14 +149,11 @@ class Registry {
         throw new Error(`Cannot parse ${file}: ${errorText(error)}`, { cause: error });
       }
     }
-    this.#transformer ??= this.#start();
-    const transformer = await this.#transformer;
-    let transformed;
-    try {
-      transformed = await transformer.transform(source, { path, extension });
-    } catch (error) {
-      throw transformFailure(file, error);
-    }
+    const transformed = await this.#transformer.transform(
+      source,
+      { path, extension },
+      (error) => transformFailure(file, error),
+    );
     const deps = new Map<string, Target>();
     for (const specifier of transformed.specifiers) {
       deps.set(specifier, await this.#resolve(specifier, path, file));

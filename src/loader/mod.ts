@@ -6,7 +6,13 @@
  */
 export { loadNative } from "./native.ts";
 export { createEmbeddedLoader } from "./embedded.ts";
-export type { EmbeddedLoader, EmbeddedLoaderOptions, ModuleLoader } from "./embedded.ts";
+export type {
+  EmbeddedLoader,
+  EmbeddedLoaderOptions,
+  ModuleLoader,
+  TransformerSource,
+} from "./embedded.ts";
+export { transformCacheDir } from "./transform_cache.ts";
 export { LOADER_KINDS, selectLoader, unmatchedAlias } from "./select.ts";
 export type { LoaderFacts, LoaderKind, LoaderSelection } from "./select.ts";
 export { describeLoadError } from "./load_error.ts";

@@ -56,7 +56,17 @@ export class SilenceTimer {
   }
 }
 
-/** `… <elapsed> · <counters>` (OUT-H16), from a panel state or a `CounterTally`. */
-export function heartbeatLine(state: Pick<PanelState, "start" | "counters">, now: number): string {
-  return `… ${formatDuration(now - state.start.startedAt)} · ${countersLine(state.counters)}`;
+/**
+ * `… <elapsed> · <counters>[ · cap <cap>]` (OUT-H16), from a panel state or a `CounterTally`;
+ * `cap` is given only when the run ramps, where it can differ from the PLAN's.
+ */
+export function heartbeatLine(
+  state: Pick<PanelState, "start" | "counters">,
+  now: number,
+  cap?: number,
+): string {
+  const tail = cap === undefined ? "" : ` · cap ${cap}`;
+  return `… ${formatDuration(now - state.start.startedAt)} · ${
+    countersLine(state.counters)
+  }${tail}`;
 }

@@ -7,11 +7,11 @@
  * `RunEvent`s; it never schedules, writes the Record or prints permanent panels.
  */
 export { createPanelState } from "./state.ts";
-export type { Counters, PanelStart, PanelState } from "./state.ts";
+export type { Counters, PanelRamp, PanelStart, PanelState } from "./state.ts";
 export { reducePanel } from "./reduce.ts";
 export { CounterTally } from "./tally.ts";
 export { countersLine } from "./counters.ts";
-export { renderPanel } from "./render.ts";
+export { rampLine, rampStateText, renderPanel } from "./render.ts";
 export { FRAME_MS, LiveWriter, TICK_MS } from "./live_writer.ts";
 export { HEARTBEAT_SILENCE_MS, heartbeatLine, SilenceTimer } from "./heartbeat.ts";
 export { humanMode } from "./mode.ts";

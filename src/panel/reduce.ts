@@ -54,6 +54,10 @@ export function reducePanel(state: PanelState, event: RunEvent): PanelState {
       return { ...state, interrupted: true };
     case "diagnostic":
       return state;
+    case "ramp": {
+      const { cap, from, to, state: rampState, reason } = event;
+      return { ...state, ramp: { cap, from, to, state: rampState, reason } };
+    }
   }
 }
 

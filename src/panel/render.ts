@@ -6,7 +6,7 @@ import { formatCost, formatDuration } from "../_shared/mod.ts";
 import { padEnd, padStart, widthOf } from "./_text.ts";
 import { frameLines, MAX_BOX_WIDTH } from "./_frame.ts";
 import { countersLine } from "./counters.ts";
-import type { AttemptRow, PanelState, ScopeRow } from "./state.ts";
+import type { AttemptRow, PanelRamp, PanelState, ScopeRow } from "./state.ts";
 
 /** Below this width an Attempt row is `● <evalId> <activity>` (OUT-H17). */
 const NARROW_ROW_WIDTH = 40;
@@ -34,6 +34,7 @@ export function renderPanel(state: PanelState, options: RenderOptions): string[]
   const { width, now } = options;
   const inner = options.boxed ? Math.min(width, MAX_BOX_WIDTH) - 4 : width - 2;
   const head = [countersLine(state.counters, inner)];
+  if (state.ramp) head.push(rampLine(state.ramp));
   if (state.interrupted) head.push("interrupted — cleaning up · Ctrl+C again forces exit");
   const sections: { name: string | null; lines: string[] }[] = [{ name: null, lines: head }];
   const active = activeLines(state, {
@@ -106,4 +107,16 @@ function activityOf(row: AttemptRow, now: number): string {
   // After the sleep the Attempt waits to re-take a global slot (W15).
   if (now >= b.until) return `${head} — waiting for a slot`;
   return `${head} — waiting ${Math.ceil((b.until - now) / 1000)}s`;
+}
+
+/** The ramp line (OUT-5): `ramp cap <cap> · range <from>–<to> · <state>`. */
+export function rampLine(ramp: PanelRamp): string {
+  return `ramp cap ${ramp.cap} · range ${ramp.from}–${ramp.to} · ${rampStateText(ramp)}`;
+}
+
+/** A ramp state as people read it (OUT-5): `backing off (rate limit)`, `held: <reason>`. */
+export function rampStateText(ramp: Pick<PanelRamp, "state" | "reason">): string {
+  if (ramp.state === "backing off") return "backing off (rate limit)";
+  if (ramp.state === "held") return `held: ${ramp.reason ?? ""}`;
+  return ramp.state;
 }

@@ -1,3 +1,5 @@
+import type { RampState } from "../_shared/mod.ts";
+
 /**
  * What the live panel shows, as plain data (cli.md OUT-H7, scheduling.md §9). The panel learns
  * everything from run events; {@link PanelStart} is the only thing it is told up front.
@@ -15,9 +17,21 @@ export interface PanelStart {
   readonly reused: number;
   /**
    * The global cap G at start (NDJSON `progress`). The plain heartbeat names the cap only with a
-   * ramp, when it can differ from the PLAN's (OUT-H16); this release has no ramp.
+   * ramp, when it can differ from the PLAN's (OUT-H16).
    */
   readonly cap: number;
+  /** The ramp at start, when the run ramps (OUT-5); `ramp` events move it. */
+  readonly ramp?: PanelRamp | null;
+}
+
+/** The ramp line's facts (OUT-5): `ramp cap <cap> · range <from>–<to> · <state>`. */
+export interface PanelRamp {
+  readonly cap: number;
+  readonly from: number;
+  readonly to: number;
+  readonly state: RampState;
+  /** The hold's reason while held, else null. */
+  readonly reason: string | null;
 }
 
 /**
@@ -85,6 +99,8 @@ export interface PanelState {
   readonly costUSD: number | null;
   /** True after the first interrupt. */
   readonly interrupted: boolean;
+  /** The live ramp, when the run ramps. */
+  readonly ramp: PanelRamp | null;
 }
 
 /** The counters before any event: everything not reused is queued. */
@@ -111,5 +127,6 @@ export function createPanelState(start: PanelStart): PanelState {
     attemptRows: [],
     costUSD: null,
     interrupted: false,
+    ramp: start.ramp ?? null,
   };
 }

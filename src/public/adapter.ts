@@ -10,12 +10,15 @@
  * ```
  */
 export {
+  claudeCodeAgent,
+  codexAgent,
   commandAgent,
   completeEvidenceCoverage,
   createSessionSlot,
   defineAgent,
   evidenceCoverage,
   openAICompatibleAgent,
+  opencodeAgent,
   scriptedAgent,
   SendRejectedError,
 } from "../agents/mod.ts";
@@ -24,6 +27,9 @@ export type {
   AgentContext,
   AgentDefinition,
   AgentSession,
+  ClaudeCodeAgentOptions,
+  CliAgentOptions,
+  CodexAgentOptions,
   CommandAgentCommand,
   CommandAgentOptions,
   CommandResult,
@@ -34,6 +40,7 @@ export type {
   MessageEvent,
   OpenAICompatibleAgentOptions,
   OpenAITool,
+  OpencodeAgentOptions,
   OperationFinishedEvent,
   OperationStartedEvent,
   ProgressUpdate,

@@ -71,7 +71,8 @@ function countRow(c: EvalCounts, r: SlotReport): void {
   }
   if (r.state === "carried") c.reused++;
   if (isGap(r)) c.unstarted++;
-  if (r.reason === "early-exit" && r.verdict === null) c.notNeeded++;
+  // Early-exit skips (OUT-J4): slots never dispatched, and in-flight siblings it cancelled.
+  if (r.reason === "early-exit" && (r.verdict === null || r.verdict === "skipped")) c.notNeeded++;
   if (r.verdict === "interrupted" || r.reason === "interrupted") c.interrupted++;
 }
 

@@ -9,6 +9,12 @@ import type { AttemptResult } from "../_shared/mod.ts";
 import type { SealedAssertion } from "../expect/mod.ts";
 import type { Plan } from "../plan/mod.ts";
 import { type BoxLayout, type BoxPanel, padWidth, panelsLines, textWidth, UNBOXED } from "./box.ts";
+import {
+  type BuildFailureGroup,
+  type BuildFailureGroups,
+  buildGroupBody,
+  groupSize,
+} from "./build_failures.ts";
 import { type Headline, isGap, type RunSummary, type SlotReport } from "./summary.ts";
 
 /** An adaptive ramp as PLAN shows it (OUT-1); passed only when the run ramps. */
@@ -112,11 +118,16 @@ interface EndOptions {
   readonly positionals: readonly string[];
   /** Layout of {@link endLines}; unboxed when absent. */
   readonly layout?: BoxLayout;
+  /**
+   * The run's build failures by experiment id (`PermanentLines.buildFailures`): FAILURES lists
+   * the Attempts of one (Run, build key) as one entry (sandboxes.md rule 71).
+   */
+  readonly buildFailures?: BuildFailureGroups;
 }
 
 /** Headline, RESULTS, FAILURES (only when something failed or errored) and NEXT (OUT-H11). */
 function endPanels(summary: RunSummary, options: EndOptions): BoxPanel[] {
-  const failures = failuresPanel(summary);
+  const failures = failuresPanel(summary, options.buildFailures);
   return [
     headlinePanel(summary, options.wallMs),
     resultsPanel(summary, options.plan),
@@ -219,8 +230,14 @@ function evalResultText(rows: readonly SlotReport[]): string {
   return [head, ...tail].join(" · ");
 }
 
-/** FAILURES (OUT-H14), or null when nothing failed or errored. */
-function failuresPanel(summary: RunSummary): BoxPanel | null {
+/**
+ * FAILURES (OUT-H14), or null when nothing failed or errored. Attempts errored by one failed build
+ * key are one entry: the key, the error, its log line and remediation, and the affected Attempts.
+ */
+function failuresPanel(
+  summary: RunSummary,
+  builds: BuildFailureGroups | undefined,
+): BoxPanel | null {
   const failed = summary.rows.filter((r) => r.verdict === "failed");
   const errored = summary.rows.filter((r) => r.verdict === "errored");
   if (failed.length === 0 && errored.length === 0) return null;
@@ -242,7 +259,26 @@ function failuresPanel(summary: RunSummary): BoxPanel | null {
     }
     if (group.rows.length > 3) body.push(`  … ${group.rows.length - 3} more`);
   }
-  for (const row of errored.slice(0, 10)) {
+  const entries: (SlotReport | BuildFailureGroup)[] = [];
+  const listed = new Set<BuildFailureGroup>();
+  for (const row of errored) {
+    const { experimentId, evalId, ordinal } = row.slot;
+    const group = row.state === "errored-undispatched"
+      ? builds?.of(experimentId, evalId, ordinal)
+      : undefined;
+    if (group === undefined) entries.push(row);
+    else if (!listed.has(group)) {
+      listed.add(group);
+      entries.push(group);
+    }
+  }
+  for (const entry of entries.slice(0, 10)) {
+    if (!("slot" in entry)) {
+      body.push(`✗ ${entry.run}  build ${entry.buildKey} · ${groupSize(entry)}`);
+      body.push(...buildGroupBody(entry, { indent: "  " }));
+      continue;
+    }
+    const row = entry;
     const code = row.result?.error?.code ?? row.reason ?? "errored";
     const message = row.result?.error?.message ?? row.message ?? "";
     const at = row.result?.error ? atLocation(row.result.error) : "";

@@ -14,7 +14,18 @@ interface StartInfo {
   readonly concurrency: number;
   readonly concurrencySource: string;
   readonly concurrencyProvider: string | null;
+  /** The ramp, when the run ramps (OUT-6); absent or null: no ramp. */
+  readonly ramp?: StartRamp | null;
   readonly runs: readonly { readonly experimentId: string; readonly runId: string }[];
+}
+
+/** The `start` line's `ramp` (OUT-J2): its settings and a hold in force at start. */
+export interface StartRamp {
+  readonly from: number;
+  readonly to: number;
+  readonly step: number;
+  readonly windowMs: number;
+  readonly held: string | null;
 }
 
 /** Fields of the `receipt` line. */
@@ -77,7 +88,7 @@ export class NdjsonReporter {
       concurrency: info.concurrency,
       concurrencySource: info.concurrencySource,
       concurrencyProvider: info.concurrencyProvider,
-      ramp: null,
+      ramp: info.ramp ?? null,
       experimentConcurrency,
       reused: plan.reused,
       toRun: plan.toRun,
@@ -143,6 +154,18 @@ export class NdjsonReporter {
         return this.#diagnostic(e);
       case "interrupted":
         return this.#emit({ type: "interrupted", at: isoTime(e.at), signal: e.signal });
+      case "ramp":
+        return this.#emit({
+          type: "ramp",
+          at: isoTime(e.at),
+          cap: e.cap,
+          previousCap: e.previousCap,
+          from: e.from,
+          to: e.to,
+          state: e.state,
+          cause: e.cause,
+          reason: e.reason,
+        });
       default:
         return;
     }

@@ -2,11 +2,14 @@
  * Permanent lines of a running `exp` (OUT-H9, OUT-H10): failures (first 10 expanded), setup
  * failures, errors without an Attempt, halts, warnings (once per code, experiment and eval),
  * notices and the first interrupt. The same lines go above the live panel and into plain output.
+ * A failed build is one error line per (Run, build key) with its remediation (sandboxes.md rules
+ * 70–71), however many Attempts needed the key; the end panel lists them.
  */
 import { plural, type RunEvent } from "../_shared/mod.ts";
 import type { Plan } from "../plan/mod.ts";
 import { locatorOf } from "../record/mod.ts";
 import { paintMarker } from "./box.ts";
+import { type BuildFailureGroup, BuildFailureGroups } from "./build_failures.ts";
 import { attemptLines, hasAttemptLines } from "./human.ts";
 
 const EXPANDED_FAILURES = 10;
@@ -15,6 +18,8 @@ const EXPANDED_FAILURES = 10;
 interface PermanentLinesOptions {
   /** Colour the leading `✗` and `!` (a terminal without `NO_COLOR`). */
   readonly color?: boolean;
+  /** Print a line per ramp change (plain mode; the live panel has its ramp line, OUT-5). */
+  readonly rampLines?: boolean;
 }
 
 /** Turns run events into permanent output lines, passed one by one to `write`. */
@@ -22,14 +27,18 @@ export class PermanentLines {
   readonly #write: (line: string) => void;
   readonly #plan: Plan;
   readonly #color: boolean;
+  readonly #rampLines: boolean;
   #failures = 0;
   readonly #seen = new Set<string>();
   readonly #started = new Map<string, number>();
+  /** Build failures so far, by experiment id; the end panel groups its rows with them. */
+  readonly buildFailures = new BuildFailureGroups();
 
   constructor(plan: Plan, write: (line: string) => void, options: PermanentLinesOptions = {}) {
     this.#plan = plan;
     this.#write = write;
     this.#color = options.color ?? false;
+    this.#rampLines = options.rampLines ?? false;
   }
 
   /** Handles one event. */
@@ -64,6 +73,9 @@ export class PermanentLines {
       case "interrupted":
         this.#out("! interrupted — cleaning up (Ctrl+C again forces exit)");
         return;
+      case "ramp":
+        if (this.#rampLines) this.#out(rampChangeLine(e));
+        return;
       default:
         return;
     }
@@ -73,6 +85,11 @@ export class PermanentLines {
     // Halt messages already read `experiment halted: …` / `eval halted · <evalId>: …`.
     if (e.code === "dispatch-halted") {
       this.#out(`✗ ${e.message}`);
+      return;
+    }
+    const build = this.buildFailures.add(e.experimentId ?? "", e);
+    if (build) {
+      if (build.first) this.#buildFailure(build.group);
       return;
     }
     const key = `${e.code}\u0000${e.experimentId ?? ""}\u0000${e.evalId ?? ""}`;
@@ -87,7 +104,37 @@ export class PermanentLines {
     }
   }
 
+  /**
+   * The error line of a failed build key (OUT-H9) with the planned Attempts of its Run that need
+   * the key, then its remediation.
+   */
+  #buildFailure(group: BuildFailureGroup): void {
+    const n =
+      this.#plan.slots.filter((slot) =>
+        slot.experimentId === group.run && slot.carry.action === "run" &&
+        (slot.sandbox?.buildKeys ?? []).some((key) => key.startsWith(group.buildKey))
+      ).length;
+    const count = n > 0 ? ` (${plural(n, "attempt")} errored)` : "";
+    this.#out(`✗ ${group.code} · ${group.run}: ${group.message}${count}`);
+    if (group.remediation !== null) this.#out(`    fix: ${group.remediation}`);
+  }
+
   #out(line: string): void {
     this.#write(paintMarker(line, this.#color));
   }
+}
+
+/**
+ * A ramp change in plain output (OUT-5, OUT-H9): `ramp: cap <a> → <b> (<why>)`, or
+ * `ramp: <state>` when only the state changed (`ramp: held: quota`).
+ */
+export function rampChangeLine(e: Extract<RunEvent, { type: "ramp" }>): string {
+  const state = e.state === "backing off"
+    ? "backing off (rate limit)"
+    : e.state === "held"
+    ? `held: ${e.reason ?? ""}`
+    : e.state;
+  if (e.cap === e.previousCap) return `ramp: ${state}`;
+  const why = e.cause === "range" ? `range ${e.from}–${e.to}` : state;
+  return `ramp: cap ${e.previousCap} → ${e.cap} (${why})`;
 }

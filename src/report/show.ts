@@ -1,6 +1,12 @@
 /** `niceeval show` rendering (CMD-12 … CMD-15): pure functions from gathered rows to lines. */
 import { formatCost, formatDuration, formatScore } from "../_shared/mod.ts";
 import { locatorOf } from "../record/mod.ts";
+import {
+  type BuildDiagnostic,
+  buildGroupBody,
+  groupSize,
+  runBuildFailures,
+} from "./build_failures.ts";
 
 /** One slot as `show` reports it. */
 export interface ShowRow {
@@ -119,9 +125,18 @@ function evalText(rows: readonly ShowRow[]): string {
   return [head, ...tail].join(" · ");
 }
 
-/** Runs scope (CMD-13): a header per Run and one table row per planned slot. */
+/**
+ * Runs scope (CMD-13): a header per Run and one table row per planned slot, then the Run's build
+ * failures, one entry per build key with every affected Attempt (sandboxes.md rules 70–71).
+ */
 export function runLines(
-  run: { runId: string; experimentId: string; startedAt: string },
+  run: {
+    runId: string;
+    experimentId: string;
+    startedAt: string;
+    /** The Run document's diagnostics. */
+    diagnostics?: readonly BuildDiagnostic[];
+  },
   rows: readonly ShowRow[],
 ): string[] {
   const table = [
@@ -135,6 +150,7 @@ export function runLines(
     ]),
   ];
   const widths = table[0]!.map((_, c) => Math.max(...table.map((row) => row[c]!.length)));
+  const builds = runBuildFailures(run.runId, run.diagnostics ?? []);
   return [
     `Run ${run.runId} · ${run.experimentId} · ${run.startedAt} · ${rows.length} slot${
       rows.length === 1 ? "" : "s"
@@ -143,6 +159,11 @@ export function runLines(
       row.map((cell, c) => c === row.length - 1 ? cell : cell.padEnd(widths[c]!)).join("  ")
         .trimEnd()
     ),
+    ...(builds.length > 0 ? ["Build failures"] : []),
+    ...builds.flatMap((group) => [
+      `  ✗ build ${group.buildKey} · ${groupSize(group)}`,
+      ...buildGroupBody(group, { indent: "    ", allAttempts: true }),
+    ]),
   ];
 }
 

@@ -17,6 +17,7 @@ import type {
   SandboxHandle,
   SandboxOps,
   TransferOptions,
+  UploadEntry,
 } from "./types.ts";
 
 /** What the file operations need from their facade. */
@@ -89,9 +90,15 @@ export function createFileOps(ctx: FileOpsContext): FileOps {
       const root = await Deno.realPath(hostPath(ctx.hostDir, hostDir));
       const matcher = createIgnoreMatcher(o.ignore ?? []);
       const target = path(sandboxDir);
-      for await (const file of walkHost(root, root, "", matcher)) {
-        const bytes = await Deno.readFile(file.abs);
-        await writeBytes(posix.join(target, file.rel), bytes, file.mode);
+      const entries: UploadEntry[] = [];
+      for await (const entry of walkHost(root, root, "", matcher)) entries.push(entry);
+      if (handle.uploadEntries !== undefined) {
+        return await retry(() => handle.uploadEntries!(target, entries, { signal }));
+      }
+      for (const entry of entries) {
+        if (entry.kind !== "file") continue;
+        const bytes = await Deno.readFile(entry.source);
+        await writeBytes(posix.join(target, entry.path), bytes, entry.mode);
       }
     },
     downloadFile: async (sandbox, host) => {
@@ -118,19 +125,16 @@ async function writeHost(path: string, bytes: Uint8Array): Promise<void> {
   await Deno.writeFile(path, bytes);
 }
 
-interface HostFile {
-  readonly abs: string;
-  readonly rel: string;
-  readonly mode?: number;
-}
-
-/** Files below `dir`; symlinks are followed only when they stay inside `root` (rule 32). */
+/**
+ * Files and directories below `dir`, each directory before its contents; symlinks are followed
+ * only when they stay inside `root` and lead to a file (rule 32).
+ */
 async function* walkHost(
   root: string,
   dir: string,
   rel: string,
   matcher: IgnoreMatcher,
-): AsyncGenerator<HostFile> {
+): AsyncGenerator<UploadEntry> {
   const entries: Deno.DirEntry[] = [];
   for await (const entry of Deno.readDir(dir)) entries.push(entry);
   entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -147,10 +151,11 @@ async function* walkHost(
       info = await Deno.lstat(abs);
     }
     if (matcher(childRel, info.isDirectory)) continue;
-    if (info.isDirectory) yield* walkHost(root, abs, childRel, matcher);
-    else if (info.isFile) {
-      yield { abs, rel: childRel, ...(info.mode !== null ? { mode: info.mode & 0o777 } : {}) };
-    }
+    const mode = info.mode === null ? {} : { mode: info.mode & 0o777 };
+    if (info.isDirectory) {
+      yield { kind: "directory", path: childRel, ...mode };
+      yield* walkHost(root, abs, childRel, matcher);
+    } else if (info.isFile) yield { kind: "file", path: childRel, source: abs, ...mode };
   }
 }
 

@@ -15,6 +15,8 @@ interface ProviderContext {
   readonly clock: Clock;
   /** The name of the user niceeval runs as, when the host knows it (rule 100). */
   readonly user?: string | undefined;
+  /** Permits of the docker own-network gate when the address pools are low (rule 118). */
+  readonly dockerNetworkPermits?: number | undefined;
 }
 
 /** Loads one provider. */
@@ -32,12 +34,14 @@ const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderLoader>> = Object.freez
     }) as SandboxProvider;
   },
   docker: async (ctx: ProviderContext) => {
-    const { createDockerProvider } = await import("./providers/docker.ts");
+    const { createDockerProvider, createNetworkGate } = await import("./providers/docker.ts");
     const { createDockerBuilds } = await import("./providers/docker/build.ts");
+    const permits = ctx.dockerNetworkPermits;
     return createDockerProvider({
       hostEnv: ctx.hostEnv,
       clock: ctx.clock,
       builds: createDockerBuilds({ hostEnv: ctx.hostEnv, clock: ctx.clock }),
+      networkGate: permits === undefined ? undefined : createNetworkGate(permits),
     }) as SandboxProvider;
   },
 });

@@ -56,6 +56,20 @@ export interface SandboxCapabilities {
 /** Answer of {@link SandboxHandle.ensureLifetime}. */
 export type Lifetime = { ready: true; expiresAt?: Date } | { ready: false; reason: string };
 
+/**
+ * One entry of a directory upload: `path` is POSIX, relative to the target directory; a file's
+ * bytes are read from the host path `source`; `mode` holds the permission bits when the host has
+ * them.
+ */
+export type UploadEntry =
+  | { readonly kind: "directory"; readonly path: string; readonly mode?: number }
+  | {
+    readonly kind: "file";
+    readonly path: string;
+    readonly source: string;
+    readonly mode?: number;
+  };
+
 /** Controls one physical sandbox; `[Symbol.asyncDispose]` is `stop`. */
 export interface SandboxHandle extends AsyncDisposable {
   /** Provider-native, usable by `destroyDetached`. */
@@ -72,6 +86,15 @@ export interface SandboxHandle extends AsyncDisposable {
     o?: { mode?: number; signal?: AbortSignal },
   ): Promise<void>;
   exists(path: string, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Writes a whole upload into `dir` in one transfer, owned by the default user; the facade's
+   * `uploadDirectory` uses it when present, else one `writeFile` per file (rule 110).
+   */
+  uploadEntries?(
+    dir: string,
+    entries: readonly UploadEntry[],
+    o?: { signal?: AbortSignal },
+  ): Promise<void>;
   ensureLifetime?(minRemainingMs: number, signal?: AbortSignal): Promise<Lifetime>;
   /** Idempotent (rule 19). */
   stop(signal?: AbortSignal): Promise<void>;

@@ -14,16 +14,25 @@ import { emptyHeld, Execution, type ExecutionDeps, type Held, releaseHeld } from
 import type { StopControl } from "./_stop_control.ts";
 import type { WaiterIndex } from "./_waiters.ts";
 import type { BuildGate } from "./builds.ts";
-import { type GateEntry, type GateSnapshot, PriorityGate } from "./gate.ts";
+import {
+  type GateEntry,
+  type GateSnapshot,
+  type Permit,
+  PriorityGate,
+  type Ticket,
+} from "./gate.ts";
 import type { JudgeGate } from "./judge.ts";
 import type { ExperimentLifecycle } from "./lifecycle.ts";
 import type { PhysicalAdmission } from "./physical.ts";
 import type { PriorityKey } from "./priority_queue.ts";
+import type { RampController } from "./ramp.ts";
 import type { RunPlanOptions } from "./types.ts";
 
 /** The gates and waits {@link Admission} passes a slot through. */
 export interface AdmissionDeps {
   readonly cap: number;
+  /** The ramp moving the global cap, if any: the gate starts at its cap and feeds it. */
+  readonly ramp: RampController | null;
   /** Priority keys by plan position (runnable slots only): ranks in key order (PRIO-1). */
   readonly keys: Int32Array;
   readonly physical: PhysicalAdmission;
@@ -35,7 +44,7 @@ export interface AdmissionDeps {
   /** Started Executions by plan position; an Execution leaves it when its Attempt ended. */
   readonly running: Map<number, Execution>;
   /** What every Execution needs, except the global gate, which {@link Admission} owns. */
-  readonly execution: Omit<ExecutionDeps, "global">;
+  readonly execution: Omit<ExecutionDeps, "global" | "ramp">;
   readonly backpressure: RunPlanOptions["backpressure"];
   readonly retain: RunPlanOptions["retain"];
 }
@@ -51,8 +60,16 @@ export class Admission {
   constructor(plan: Plan, deps: AdmissionDeps) {
     this.#plan = plan;
     this.#d = deps;
-    this.global = new PriorityGate(deps.cap);
-    this.#execution = { ...deps.execution, global: this.global };
+    const { ramp } = deps;
+    this.global = new PriorityGate(ramp?.cap ?? deps.cap);
+    if (ramp) {
+      // The first grant starts the windows; every grant and release is accounted (RAMP-4, -5).
+      this.global.onChange = () => {
+        if (!ramp.started && this.global.held > 0) ramp.start();
+        ramp.observe();
+      };
+    }
+    this.#execution = { ...deps.execution, global: this.global, ramp };
     for (const e of plan.experiments) {
       if (e.maxConcurrency !== null) {
         this.#experimentGates.set(e.index, new PriorityGate(e.maxConcurrency));
@@ -84,8 +101,12 @@ export class Admission {
     } catch {
       return false; // the chain closes the slot with the same check
     }
-    const gate = this.#experimentGates.get(slot.experimentIndex) ?? this.global;
-    const parked = gate.park(this.#d.keys[slot.position]!, slot, onEntry);
+    const experimentGate = this.#experimentGates.get(slot.experimentIndex);
+    const key = this.#d.keys[slot.position]!;
+    // A permit's grant takes the slot's place in the global queue in the same step (PRIO-1).
+    const parked = experimentGate
+      ? experimentGate.park(key, slot, onEntry, this.global)
+      : this.global.park(key, slot, onEntry);
     if (parked === null) return false;
     waiters.park(slot.position, parked);
     return true;
@@ -100,31 +121,56 @@ export class Admission {
     const key = this.#d.keys[slot.position]!;
     const held: Held = emptyHeld();
     const experimentGate = this.#experimentGates.get(slot.experimentIndex);
+    /** The place at the first gate taken when the group predecessor settled. */
+    const early: { ticket: Ticket | null } = { ticket: null };
     try {
       if (entry === undefined) {
         // Inline: with nothing to wait for, the gates below are reached synchronously.
-        const previous = this.#d.physical.groups.predecessor(slot);
-        if (previous) await raceAbort(previous, this.#stopOf(slot));
+        const { groups } = this.#d.physical;
+        const previous = groups.predecessor(slot);
+        if (previous) {
+          groups.onPredecessorSettled(
+            slot,
+            () => void (early.ticket = this.#enterEarly(slot, key)),
+          );
+          await raceAbort(previous, this.#stopOf(slot));
+        }
         const built = this.#d.builds.wait(slot); // CHAIN-2, holding nothing (W2)
         if (built) await raceAbort(built, this.#stopOf(slot));
         const judged = this.#d.judge.wait();
         if (judged) await raceAbort(judged, this.#stopOf(slot));
         this.#preflight(slot);
       } else if ("stopped" in entry) throw entry.stopped;
-      else if (experimentGate) held.experiment = entry.permit;
-      else held.slot = entry.permit;
+      else if (experimentGate) {
+        held.experiment = entry.permit;
+        held.ticket = entry.next ?? null;
+      } else held.slot = entry.permit;
+      if (early.ticket !== null) {
+        const ticket = early.ticket;
+        const permit = await ticket.take(this.#stopOf(slot));
+        early.ticket = null;
+        if (experimentGate) {
+          held.experiment = permit;
+          held.ticket = ticket.next;
+        } else held.slot = permit;
+      }
       // Synchronous when a unit is free: waiters start in key order, so the first grants of a
       // run follow priority (PRIO-1) instead of the order of microtask continuations.
       if (experimentGate && held.experiment === null) {
         held.experiment = experimentGate.tryAcquire() ??
-          await experimentGate.acquire(key, { signal: this.#stopOf(slot) });
+          await experimentGate.acquire(key, {
+            signal: this.#stopOf(slot),
+            onGrant: () => void (held.ticket = this.global.reserve(key)),
+          });
       }
-      held.slot ??= this.global.tryAcquire() ??
-        await this.global.acquire(key, { signal: this.#stopOf(slot) });
+      held.slot ??= held.ticket === null
+        ? this.global.tryAcquire() ?? await this.global.acquire(key, { signal: this.#stopOf(slot) })
+        : await this.#claim(slot, held);
       await this.#prepare(slot, key, held);
       // CHAIN-7 once more, synchronously with the start: nothing can change in between.
       this.#preflight(slot);
     } catch (error) {
+      early.ticket?.cancel();
       releaseHeld(held);
       return this.#d.stops.closeUnstarted(slot, error);
     }
@@ -144,6 +190,8 @@ export class Admission {
       return { kind: "executed", result: this.#d.retain?.(result) ?? result };
     } finally {
       running.delete(slot.position);
+      // The lane's next slot takes its places before this slot's permit and slot are freed.
+      this.#d.physical.groups.settle(slot);
       releaseHeld(held);
     }
   }
@@ -167,16 +215,45 @@ export class Admission {
         if (wait instanceof Promise) wait = await wait;
         if (wait === null) return;
         yieldSlot(held);
-        await wait(key, this.#stopOf(slot));
+        // A lane or pool grant takes the slot's place in the global queue in the same step.
+        await wait(key, this.#stopOf(slot), () => void (held.ticket = this.global.reserve(key)));
       }
-      held.slot = await this.global.acquire(key, { signal: this.#stopOf(slot) });
+      held.slot = held.ticket === null
+        ? await this.global.acquire(key, { signal: this.#stopOf(slot) })
+        : await this.#claim(slot, held);
     }
+  }
+
+  /**
+   * In the step that settles the slot's group predecessor: takes its place at its first gate when
+   * nothing else comes first (CHAIN-1 … CHAIN-6), so that the permit and slot the predecessor
+   * frees next rank it with every other waiter (PRIO-1, PRIO-7). Null when it must wait first.
+   */
+  #enterEarly(slot: PlannedSlot, key: number): Ticket | null {
+    const { waiters, builds, judge } = this.#d;
+    if (!waiters.has(slot.position) || this.#stopOf(slot).aborted) return null;
+    if (builds.needs(slot) || judge.wait() !== null) return null;
+    try {
+      this.#preflight(slot);
+    } catch {
+      return null; // the chain closes the slot with the same check
+    }
+    const experimentGate = this.#experimentGates.get(slot.experimentIndex);
+    return experimentGate ? experimentGate.reserve(key, this.global) : this.global.reserve(key);
+  }
+
+  /** Claims the global place taken at the previous grant (see {@link Ticket}). */
+  async #claim(slot: PlannedSlot, held: Held): Promise<Permit> {
+    const permit = await held.ticket!.take(this.#stopOf(slot));
+    held.ticket = null;
+    return permit;
   }
 
   /** Ends the Attempt, updates the stops, and stops counting it as running (CHAIN-12). */
   #ended(execution: Execution, result: AttemptResult): void {
     const { slot } = execution;
     execution.end(result);
+    this.#d.ramp?.settled(result);
     this.#d.stops.settled(slot, result);
     this.#d.stops.groupSettled(slot);
     this.#d.running.delete(slot.position); // ended: it no longer counts as running

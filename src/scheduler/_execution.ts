@@ -8,7 +8,7 @@
  */
 import { type AbortKind, abortKind, AbortReason } from "../_shared/mod.ts";
 import { type Clock, sleep, type TimerHandle } from "../_shared/mod.ts";
-import type { AttemptResult, RunEventSink, SlotRef } from "../_shared/mod.ts";
+import type { AttemptResult, RunEvent, RunEventSink, SlotRef } from "../_shared/mod.ts";
 import type { Random } from "../_shared/mod.ts";
 import type { PlannedSlot } from "../plan/mod.ts";
 import { ATTEMPT_ABORT_GRACE_MS, SEND_MAX_TRIES } from "./constants.ts";
@@ -19,9 +19,10 @@ import type {
   RunAttempt,
   SandboxAdmission,
 } from "./control.ts";
-import type { Permit, PriorityGate } from "./gate.ts";
+import type { Permit, PriorityGate, Ticket } from "./gate.ts";
 import { type PhysicalAdmission, type PhysicalHeld, releasePhysical } from "./physical.ts";
 import type { PriorityKey } from "./priority_queue.ts";
+import type { RampController } from "./ramp.ts";
 import { sendBackoffMs } from "./retry.ts";
 import { Control } from "./_control.ts";
 
@@ -29,19 +30,35 @@ import { Control } from "./_control.ts";
 export interface Held extends PhysicalHeld {
   experiment: Permit | null;
   slot: Permit | null;
+  /** The place in the global queue taken when the last other unit was granted, until claimed. */
+  ticket: Ticket | null;
 }
 
 /** Nothing held yet. */
 export function emptyHeld(): Held {
-  return { experiment: null, lane: null, pool: null, machine: null, paced: false, slot: null };
+  return {
+    experiment: null,
+    lane: null,
+    pool: null,
+    machine: null,
+    paced: false,
+    slot: null,
+    ticket: null,
+  };
 }
 
-/** Releases whatever is still held: global slot, physical units, then the experiment permit. */
+/**
+ * Releases whatever is still held in one synchronous step: an unclaimed global ticket, the
+ * physical units, the experiment permit, and the global slot last. The waiters that the freed
+ * permit or units let through take their places in the global queue within that step, so the
+ * freed slot goes to the smallest key among everyone who could use it (PRIO-1, PRIO-7).
+ */
 export function releaseHeld(held: Held): void {
-  held.slot?.release();
+  held.ticket?.cancel();
   releasePhysical(held);
   held.experiment?.release();
-  held.slot = held.experiment = null;
+  held.slot?.release();
+  held.slot = held.experiment = held.ticket = null;
 }
 
 /** What an execution needs from its scheduler. */
@@ -54,6 +71,8 @@ export interface ExecutionDeps {
   /** The global cap, re-entered after a backoff sleep with the Attempt's original key. */
   readonly global: PriorityGate;
   readonly physical: PhysicalAdmission;
+  /** The ramp, told of every send retry (RETRY-7). */
+  readonly ramp: RampController | null;
 }
 
 /** The event reference of a slot. */
@@ -78,10 +97,15 @@ export class Execution {
   #startedAt = 0;
   #timer: TimerHandle | undefined;
   #inBackoff = false;
+  /** The fields of the open `backoff` `sleeping` event, until `resumed` closes it. */
+  #sleep: Omit<Extract<RunEvent, { type: "backoff" }>, "type" | "at" | "state"> | null = null;
   #started = false;
   #ended = false;
   /** Called once when the signal aborts while the work runs (arms the abort grace, TIME-3). */
   #onAborted: (() => void) | undefined;
+  #graceTimer: TimerHandle | undefined;
+  /** The work ended its timed part: only its bounded cleanup is left, which is not abandoned. */
+  #cleaningUp = false;
 
   constructor(slot: PlannedSlot, key: PriorityKey, held: Held, deps: ExecutionDeps) {
     this.slot = slot;
@@ -166,16 +190,18 @@ export class Execution {
 
   /**
    * Resolves with `work`'s value, or — once the signal aborted and ATTEMPT_ABORT_GRACE_MS passed
-   * without `work` settling — with the abandoned result. The abandoned work keeps running
-   * unobserved (TIME-3). `abort()` arms the grace directly: no listener per Attempt.
+   * without `work` settling or ending its timed part — with the abandoned result. The abandoned
+   * work keeps running unobserved (TIME-3). Work that ended its timed part (`endTimed()`) is
+   * waited for: its cleanup destroys the sandbox, each step bounded (TIME-4, sandboxes.md rule 36).
+   * `abort()` arms the grace directly: no listener per Attempt.
    */
   #withAbandonment(work: Promise<AttemptResult>): Promise<AttemptResult> {
     const { clock } = this.#deps;
     const { signal } = this.#controller;
     return new Promise((resolve, reject) => {
-      let timer: TimerHandle | undefined;
       const arm = () => {
-        timer = clock.setTimeout(() => {
+        if (this.#cleaningUp) return;
+        this.#graceTimer = clock.setTimeout(() => {
           resolve(this.#deps.abandon(this.slot, {
             attemptId: this.#attemptId,
             startedAt: this.#startedAt,
@@ -188,7 +214,7 @@ export class Execution {
       else this.#onAborted = arm;
       const done = () => {
         this.#onAborted = undefined;
-        if (timer !== undefined) clock.clearTimeout(timer);
+        this.#disarmGrace();
       };
       work.then(
         (value) => {
@@ -213,12 +239,25 @@ export class Execution {
     this.#ended = true;
     this.#endTimed();
     releasePhysical(this.#held);
-    this.#deps.emit({ type: "attempt_end", at: this.#deps.clock.now(), slot: this.#ref, result });
+    const at = this.#deps.clock.now();
+    this.#deps.emit({ type: "attempt_end", at, slot: this.#ref, result });
+    // A sleep cut short by the deadline or an interrupt is closed right after the end: the
+    // OUT-J6 replay (starts − ends − (sleeping − resumed)) counts the Attempt neither as
+    // executing nor as sleeping from then on, and never more than the cap at that `resumed`.
+    if (this.#sleep !== null) {
+      this.#deps.emit({ type: "backoff", at, state: "resumed", ...this.#sleep });
+      this.#sleep = null;
+    }
   }
 
   #endTimed(): void {
     if (this.#timer !== undefined) this.#deps.clock.clearTimeout(this.#timer);
     this.#timer = undefined;
+  }
+
+  #disarmGrace(): void {
+    if (this.#graceTimer !== undefined) this.#deps.clock.clearTimeout(this.#graceTimer);
+    this.#graceTimer = undefined;
   }
 
   /** What the per-Attempt work reads while it runs (see {@link Control}). */
@@ -243,9 +282,12 @@ export class Execution {
       : null;
   }
 
-  /** Ends the timed part (cleanup is outside the deadline). */
+  /** Ends the timed part: cleanup is outside the deadline and is not abandoned (TIME-3). */
   endTimed(): void {
     this.#endTimed();
+    this.#cleaningUp = true;
+    this.#onAborted = undefined;
+    this.#disarmGrace();
   }
 
   /** Send-retry backoff (see {@link #backoff}). */
@@ -308,7 +350,8 @@ export class Execution {
    * Sleeps the send-retry backoff without a global slot, then re-takes one under the original key
    * (RETRY-2, RETRY-4, RETRY-5, PRIO-5). The deadline keeps running: when it fires, the sleep or
    * the re-take rejects with the abort reason at that instant. An Attempt whose backoff was cut
-   * short stays counted in `backoff` (it holds no slot) until it settles.
+   * short stays counted in `backoff` (it holds no slot) until it settles; `end()` then closes its
+   * `sleeping` event with a `resumed` right after `attempt_end` (OUT-J6).
    */
   async #backoff(request: BackoffRequest): Promise<void> {
     const { clock, emit, global } = this.#deps;
@@ -317,6 +360,7 @@ export class Execution {
     if (this.#inBackoff || this.#held.slot === null) {
       throw new TypeError("Cannot back off: the Attempt holds no global slot");
     }
+    this.#deps.ramp?.retried(request.reason); // RETRY-7
     const delayMs = sendBackoffMs(
       request.retry - 1,
       this.#deps.random.next(),
@@ -326,16 +370,19 @@ export class Execution {
       slot: this.#ref,
       reason: request.reason,
       retry: request.retry,
-      maxRetries: SEND_MAX_TRIES,
+      // Retries a send can have: its tries after the first (RETRY-2).
+      maxRetries: SEND_MAX_TRIES - 1,
       delayMs,
     };
     emit({ type: "backoff", at: clock.now(), state: "sleeping", ...fields });
+    this.#sleep = fields;
     this.#held.slot.release();
     this.#held.slot = null;
     this.#inBackoff = true;
     await sleep(clock, delayMs, { signal });
     this.#held.slot = await global.acquire(this.#key, { signal });
     this.#inBackoff = false;
+    this.#sleep = null;
     emit({ type: "backoff", at: clock.now(), state: "resumed", ...fields });
   }
 }

@@ -3,6 +3,7 @@
  * gates, the Experiment lifecycles, the stops and the admission chain. `runPlan` drives them
  * through its phases; nothing here starts any work.
  */
+import type { RunEventSink } from "../_shared/mod.ts";
 import type { Plan, PlannedSlot } from "../plan/mod.ts";
 import { Admission } from "./_admission.ts";
 import type { Execution } from "./_execution.ts";
@@ -16,6 +17,7 @@ import { priorityOrder } from "./keys.ts";
 import type { ExperimentLifecycle } from "./lifecycle.ts";
 import type { StartupRecovery } from "./orphan_recovery.ts";
 import { PhysicalAdmission } from "./physical.ts";
+import { RampController } from "./ramp.ts";
 import type { RunPlanOptions } from "./types.ts";
 
 /** The parts of one run. */
@@ -32,6 +34,8 @@ export interface RunParts {
   readonly recovery: StartupRecovery;
   readonly stops: StopControl;
   readonly admission: Admission;
+  /** The ramp's window controller, when the run ramps (scheduling.md §23). */
+  readonly ramp: RampController | null;
 }
 
 /**
@@ -51,7 +55,7 @@ export function createRunParts(
   const stopAll = new AbortController();
   const signal = stopAll.signal;
   const physical = new PhysicalAdmission(plan, {
-    gmax: cap,
+    gmax: options.ramp?.settings.to ?? cap, // REUSE-1: a ramp's ceiling
     clock,
     emit,
     ...(options.sandbox ? { options: options.sandbox } : {}),
@@ -71,9 +75,13 @@ export function createRunParts(
     stopAll,
     groups: physical.groups,
   });
-  const admission = new Admission(plan, {
+  const ramp: RampController | null = options.ramp
+    ? createRamp(options, emit, (): Admission => admission, waiters)
+    : null;
+  const admission: Admission = new Admission(plan, {
     ...shared,
     cap,
+    ramp,
     keys: rank,
     builds,
     judge,
@@ -94,5 +102,28 @@ export function createRunParts(
     recovery,
     stops,
     admission,
+    ramp,
   };
+}
+
+/**
+ * The ramp's controller over the global gate. Its windows start at the first grant (RAMP-4),
+ * and every change of the held slots is accounted for saturation (RAMP-5).
+ */
+function createRamp(
+  options: RunPlanOptions,
+  emit: RunEventSink,
+  admission: () => Admission,
+  waiters: WaiterIndex,
+): RampController {
+  const { settings, readControl, publish } = options.ramp!;
+  return new RampController(settings, {
+    clock: options.clock,
+    emit,
+    setCap: (cap) => admission().global.setCapacity(cap),
+    held: () => admission().global.held,
+    queued: () => waiters.size,
+    ...(readControl ? { readControl } : {}),
+    ...(publish ? { publish } : {}),
+  });
 }

@@ -3,7 +3,7 @@ import type { RunEvent } from "../_shared/mod.ts";
 import type { Plan } from "../plan/mod.ts";
 
 /** Where G came from. */
-type CapSource = "flag" | "config" | "provider-default" | "default";
+type CapSource = "flag" | "ramp-flag" | "config" | "ramp-config" | "provider-default" | "default";
 
 /** The resolved global cap. */
 export interface ResolvedCap {
@@ -74,6 +74,10 @@ export function capAnnotation(cap: ResolvedCap): string {
       return "from flag";
     case "config":
       return "from config";
+    case "ramp-flag":
+      return "ramp from flag";
+    case "ramp-config":
+      return "ramp from config";
     case "provider-default":
       return `from ${cap.provider} default`;
     case "default":
@@ -139,9 +143,10 @@ export function resolvePlanCap(
  */
 export function exclusiveSerialWarnings(
   plan: Plan,
-  options: { readonly gmax: number; readonly at: number },
+  options: { readonly gmax: number; readonly at: number; readonly ramp?: boolean },
 ): RunEvent[] {
   const { gmax, at } = options;
+  const cap = options.ramp ? `the ramp's ceiling ${gmax}` : `--max-concurrency ${gmax}`;
   if (gmax <= 1) return [];
   const lanes = new Map<string, string>();
   for (const slot of plan.slots) {
@@ -156,8 +161,7 @@ export function exclusiveSerialWarnings(
     at,
     level: "warning",
     code: "provider-exclusive-serial",
-    message:
-      `the "${provider}" provider runs attempts one at a time; --max-concurrency ${gmax} does not apply to it`,
+    message: `the "${provider}" provider runs attempts one at a time; ${cap} does not apply to it`,
     experimentId: null,
     evalId: null,
     data: { provider, laneKey, concurrency: gmax },

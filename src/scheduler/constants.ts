@@ -19,7 +19,7 @@ export const BUDGET_UNENFORCEABLE_AFTER = 3;
 /** Bound of each cleanup callback (teardown, sandbox hooks, orphan teardown). */
 export const CLEANUP_TIMEOUT_MS = 30_000;
 /** How long an aborted Attempt body may take to return before it is abandoned. */
-export const ATTEMPT_ABORT_GRACE_MS = 10_000;
+export { ATTEMPT_ABORT_GRACE_MS } from "../_shared/mod.ts";
 /** Bound of forced cleanup after a second interrupt. */
 export const FORCE_CLEANUP_MS = 10_000;
 /** Bound of one judge probe try (STOP-7). */
@@ -30,3 +30,13 @@ export const JUDGE_PROBE_TRIES = 2;
 export const DEFAULT_MAX_BUILD_CONCURRENCY = 2;
 /** Bound of one image/template build (sandboxes.md rule 65). */
 export const BUILD_TIMEOUT_MS = 30 * 60_000;
+/** Default length of a ramp window (RAMP-1). */
+export const RAMP_WINDOW_MS = 30_000;
+/** Shortest ramp window a config or flag may ask for (RAMP-1). */
+export const RAMP_MIN_WINDOW_MS = 1000;
+/** Consecutive windows with pushback before the ramp steps down (RAMP-4 step 4). */
+export const RAMP_PUSHBACK_WINDOWS = 2;
+/** Share of a window the cap must be filled for the window to count as saturated (RAMP-5). */
+export const RAMP_SATURATION_FRACTION = 0.9;
+/** Least number of `network` retries that make a retry surge (RAMP-5: max(3, ceil(cap / 4))). */
+export const RAMP_SURGE_MIN = 3;

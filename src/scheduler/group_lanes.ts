@@ -32,6 +32,9 @@ interface Lane {
 export class GroupLanes {
   readonly #lanes = new Map<string, Lane>();
   readonly #byPosition = new Map<number, Lane>();
+  /** Successor entries to run when the slot at a position settles (see {@link onPredecessorSettled}). */
+  readonly #entries = new Map<number, () => void>();
+  readonly #settledPositions = new Set<number>();
 
   constructor(plan: Plan) {
     const grouped = plan.slots.filter((s) => s.groupId !== null && s.carry.action === "run");
@@ -81,9 +84,30 @@ export class GroupLanes {
     return i > 0 ? lane.settled.get(lane.positions[i - 1]!)!.promise : null;
   }
 
-  /** Marks `slot` settled (any outcome): the next slot of its lane may go. */
+  /**
+   * Runs `enter` synchronously in the step that settles `slot`'s predecessor, before its wait
+   * resolves: the successor takes its places at its first gate before the predecessor's permit
+   * and global slot are released, and is ranked for them (PRIO-1, PRIO-7). Nothing happens when
+   * there is no predecessor or it already settled.
+   */
+  onPredecessorSettled(slot: PlannedSlot, enter: () => void): void {
+    const lane = this.#byPosition.get(slot.position);
+    if (!lane) return;
+    const i = lane.positions.indexOf(slot.position);
+    const previous = lane.positions[i - 1];
+    if (previous === undefined || this.#settledPositions.has(previous)) return;
+    this.#entries.set(previous, enter);
+  }
+
+  /** Marks `slot` settled (any outcome): the next slot of its lane may go. Idempotent. */
   settle(slot: PlannedSlot): void {
-    this.#byPosition.get(slot.position)?.settled.get(slot.position)?.resolve();
+    const lane = this.#byPosition.get(slot.position);
+    if (!lane || this.#settledPositions.has(slot.position)) return;
+    this.#settledPositions.add(slot.position);
+    const enter = this.#entries.get(slot.position);
+    this.#entries.delete(slot.position);
+    enter?.();
+    lane.settled.get(slot.position)?.resolve();
   }
 
   /** The phase that stopped `slot`'s lane, or null while it runs on. */

@@ -8,7 +8,12 @@
  * it is handed; it never writes files (machine slots go through `coordination`) or renders output.
  */
 export { createScheduler, runPlan, Scheduler } from "./run_plan.ts";
-export type { RunPlanOptions, SchedulerCoordination, SchedulerSnapshot } from "./types.ts";
+export type {
+  RampOptions,
+  RunPlanOptions,
+  SchedulerCoordination,
+  SchedulerSnapshot,
+} from "./types.ts";
 export { experimentHookContext, runBoundedHook } from "./hooks.ts";
 export type { HookOutcome } from "./hooks.ts";
 export type {
@@ -24,7 +29,8 @@ export type { MachineSlotSource } from "./machine_budget.ts";
 export { capAnnotation, customProviderDefaults, PROVIDER_DEFAULTS, resolvePlanCap } from "./cap.ts";
 export type { ProviderDefaults, ProviderLookup, ResolvedCap } from "./cap.ts";
 export type { JudgePrecheck } from "./judge.ts";
-export { BUILD_TIMEOUT_MS, FORCE_CLEANUP_MS } from "./constants.ts";
+export { BUILD_TIMEOUT_MS, FORCE_CLEANUP_MS, RAMP_WINDOW_MS } from "./constants.ts";
+export type { RampControlRead, RampSettings, RampStatus } from "./ramp.ts";
 export { PriorityQueue } from "./priority_queue.ts";
 export { PriorityGate } from "./gate.ts";
 export type { GateEntry } from "./gate.ts";

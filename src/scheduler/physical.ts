@@ -31,8 +31,15 @@ export interface PhysicalHeld {
   paced: boolean;
 }
 
-/** A step that could not be taken at once: wait for it (holding no global slot). */
-type PhysicalWait = (key: PriorityKey, signal: AbortSignal) => Promise<void>;
+/**
+ * A step that could not be taken at once: wait for it (holding no global slot). A lane or pool
+ * lease calls `onGrant` synchronously in the step that grants it (see `PriorityGate.acquire`).
+ */
+type PhysicalWait = (
+  key: PriorityKey,
+  signal: AbortSignal,
+  onGrant?: () => void,
+) => Promise<void>;
 
 const NO_SLOTS: MachineSlotSource = {
   limitOf: () => undefined,
@@ -133,8 +140,9 @@ export class PhysicalAdmission {
     if (lane && !held.lane) {
       held.lane = lane.tryAcquire();
       if (!held.lane) {
-        return this.#tracked("lane", this.laneKeyOf(slot)!, () => null, async (key, signal) => {
-          held.lane = await lane.acquire(key, { signal });
+        const laneKey = this.laneKeyOf(slot)!;
+        return this.#tracked("lane", laneKey, () => null, async (key, signal, onGrant) => {
+          held.lane = await lane.acquire(key, { signal, ...(onGrant ? { onGrant } : {}) });
         });
       }
     }
@@ -143,7 +151,8 @@ export class PhysicalAdmission {
     if (pool && !held.pool) {
       held.pool = pool.tryAcquire();
       if (!held.pool) {
-        return async (key, signal) => void (held.pool = await pool.acquire(key, { signal }));
+        return async (key, signal, onGrant) =>
+          void (held.pool = await pool.acquire(key, { signal, ...(onGrant ? { onGrant } : {}) }));
       }
     }
     const provider = slot.sandbox?.reuse === "fresh" ? slot.sandbox.provider : null;
@@ -200,12 +209,12 @@ export class PhysicalAdmission {
         state,
         detail: detail(),
       });
-    return async (priority, signal) => {
+    return async (priority, signal, onGrant) => {
       const before = this.#waits.get(id) ?? 0;
       this.#waits.set(id, before + 1);
       if (before === 0) event("started");
       try {
-        await wait(priority, signal);
+        await wait(priority, signal, onGrant);
       } finally {
         const left = this.#waits.get(id)! - 1;
         if (left > 0) this.#waits.set(id, left);

@@ -75,7 +75,7 @@ export class Scheduler {
       experimentPermits: this.#p.admission.experimentPermits(),
       lanes: this.#p.physical.laneSnapshot(),
       machineSlots: this.#p.physical.machine.snapshot(),
-      ramp: null,
+      ramp: this.#p.ramp?.status() ?? null,
       running,
       backoff,
       queued: this.#p.waiters.size,
@@ -93,11 +93,15 @@ export class Scheduler {
     // Relays the Invocation's interrupt into the run's own stops; removed when the run ends.
     using _interrupt = onAbort(this.#o.signal, () => this.#p.stops.interrupt());
     this.#open();
-    await admitAll(this.#p.runnable, {
-      waiters: this.#p.waiters,
-      park: (slot, onEntry) => this.#p.admission.park(slot, onEntry),
-      run: (slot, entry) => this.#runSlot(slot, entry),
-    });
+    try {
+      await admitAll(this.#p.runnable, {
+        waiters: this.#p.waiters,
+        park: (slot, onEntry) => this.#p.admission.park(slot, onEntry),
+        run: (slot, entry) => this.#runSlot(slot, entry),
+      });
+    } finally {
+      this.#p.ramp?.stop(); // every Attempt settled: no window is left to judge
+    }
     await this.#close();
     if (this.#failure) throw this.#failure.error;
     return this.#outcomes.map((outcome, i) => {
@@ -110,7 +114,9 @@ export class Scheduler {
   #open(): void {
     this.#p.waiters.open();
     const at = this.#o.clock.now();
-    for (const warning of exclusiveSerialWarnings(this.#plan, { gmax: this.#o.cap, at })) {
+    const gmax = this.#o.ramp?.settings.to ?? this.#o.cap; // LANE-4: a ramp's ceiling
+    const ramp = this.#o.ramp !== undefined;
+    for (const warning of exclusiveSerialWarnings(this.#plan, { gmax, at, ramp })) {
       this.#o.onEvent(warning);
     }
     this.#p.judge.start();

@@ -7,6 +7,7 @@ import type { AbandonAttempt } from "./control.ts";
 import type { GateSnapshot } from "./gate.ts";
 import type { JudgePrecheck, JudgePrecheckState } from "./judge.ts";
 import type { PhysicalOptions } from "./physical.ts";
+import type { RampControlRead, RampSettings, RampStatus } from "./ramp.ts";
 
 /** Options of `runPlan`. */
 export interface RunPlanOptions {
@@ -20,8 +21,10 @@ export interface RunPlanOptions {
    * last callback settled. A rejection fails the run like an internal error (INT-3).
    */
   readonly onEvent: RunEventCallback;
-  /** The global cap G. */
+  /** The global cap G; with a ramp, its `from` (rounds use it, PRIO-3). */
   readonly cap: number;
+  /** The adaptive ramp (scheduling.md §23); without it G stays `cap`. */
+  readonly ramp?: RampOptions;
   /** Builds the result of an Attempt abandoned after the abort grace period. */
   readonly abandon: AbandonAttempt;
   /** Judge endpoints and their probe (STOP-7); without it no precheck runs. */
@@ -56,6 +59,15 @@ export interface RunPlanOptions {
   readonly retain?: (result: AttemptResult) => AttemptResult;
 }
 
+/** An adaptive ramp of the global cap and its links to the project's ramp files. */
+export interface RampOptions {
+  readonly settings: RampSettings;
+  /** Reads the control file at start and at each window end (RAMP-9). */
+  readonly readControl?: () => RampControlRead;
+  /** Publishes the live status at start and at every window (RAMP-11). */
+  readonly publish?: (status: RampStatus) => void;
+}
+
 /** What the lifecycle needs to coordinate with other processes (scheduling.md §12–§14). */
 export interface SchedulerCoordination {
   /** The project root: `.niceeval/coordination/` lives under it. */
@@ -87,8 +99,8 @@ export interface SchedulerSnapshot {
   readonly lanes: Readonly<Record<string, GateSnapshot>>;
   /** Machine sandbox slots by provider (this process's holders and waiters). */
   readonly machineSlots: Readonly<Record<string, GateSnapshot>>;
-  /** Ramp state; no ramp in this release. */
-  readonly ramp: null;
+  /** The ramp's status, or null when the run does not ramp. */
+  readonly ramp: RampStatus | null;
   /** Attempts between `attempt_start` and `attempt_end` (RUN-1). */
   readonly running: number;
   /** Running Attempts without a global slot because of send backoff (RUN-2). */

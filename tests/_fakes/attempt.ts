@@ -255,6 +255,8 @@ export interface AuditEvent {
   readonly evalId?: string;
   readonly ordinal?: number;
   readonly state?: string;
+  /** A `ramp` event's new cap: cap(t) from then on (OUT-J6). */
+  readonly cap?: number;
 }
 
 /** The limits a replay checks. */
@@ -273,12 +275,15 @@ export class ConcurrencyReplay {
   peakRunning = 0;
   readonly peakByExperiment: Record<string, number> = {};
   readonly #limits: AuditLimits;
+  /** cap(t): the limits' cap, replaced by each `ramp` event's (OUT-J6). */
+  #cap: number;
   readonly #running = new Map<string, string>();
   readonly #backoff = new Set<string>();
   readonly #byExperiment = new Map<string, number>();
 
   constructor(limits: AuditLimits) {
     this.#limits = limits;
+    this.#cap = limits.cap;
   }
 
   /** Held global slots as the stream shows them: running − backoff. */
@@ -296,6 +301,7 @@ export class ConcurrencyReplay {
 
   /** Folds one event. */
   apply(e: AuditEvent): void {
+    if (e.type === "ramp" && e.cap !== undefined) this.#cap = e.cap;
     if (e.experimentId === undefined) return;
     const slot = `${e.experimentId}:${e.evalId}#${e.ordinal}`;
     if (e.type === "attempt_start") {
@@ -319,6 +325,8 @@ export class ConcurrencyReplay {
       if (!this.#running.has(slot)) this.violations.push(`${slot} backed off while not running`);
       this.#backoff.add(slot);
     } else if (e.type === "backoff" && e.state === "resumed") {
+      // Right after `attempt_end`: closes a sleep the deadline or an interrupt cut short.
+      if (!this.#running.has(slot)) return;
       if (!this.#backoff.delete(slot)) this.violations.push(`${slot} resumed without sleeping`);
       this.#checkHeld(slot, "resume");
     }
@@ -326,9 +334,9 @@ export class ConcurrencyReplay {
 
   #checkHeld(slot: string, at: string): void {
     this.peakHeld = Math.max(this.peakHeld, this.held);
-    if (this.held > this.#limits.cap) {
+    if (this.held > this.#cap) {
       this.violations.push(
-        `${at} of ${slot}: running − backoff = ${this.held} > cap ${this.#limits.cap}`,
+        `${at} of ${slot}: running − backoff = ${this.held} > cap ${this.#cap}`,
       );
     }
   }
@@ -350,6 +358,7 @@ export class ConcurrencyReplay {
 
 /** The audit fields of an in-process event. */
 export function auditEventOf(e: RunEvent): AuditEvent {
+  if (e.type === "ramp") return { type: e.type, cap: e.cap };
   if (!("slot" in e)) return { type: e.type };
   const { experimentId, evalId, ordinal } = e.slot;
   return {
@@ -389,6 +398,7 @@ export class EventLog {
   /** Violations of RUN-3, RUN-4 and PRIO-6 found after some event. */
   readonly violations: string[] = [];
   readonly #state = new Map<number, "queued" | "running" | "done">();
+  #overCap = false;
   snapshot: (() => SchedulerSnapshot) | undefined;
 
   constructor(plan: Plan, limits: AuditLimits) {
@@ -490,7 +500,10 @@ export class EventLog {
         `after ${describe(e)}: held ${s.heldSlots} < running ${s.running} − backoff ${s.backoff}`,
       );
     }
-    if (s.heldSlots > s.cap) {
+    // Right after a ramp lowered the cap, held slots may exceed it until enough settle (RUN-4).
+    if (e.type === "ramp" && e.cap < e.previousCap) this.#overCap = true;
+    if (s.heldSlots <= s.cap) this.#overCap = false;
+    if (s.heldSlots > s.cap && !this.#overCap) {
       this.violations.push(`after ${describe(e)}: held ${s.heldSlots} > cap`);
     }
     if (s.globalWaiters > 0 && s.heldSlots < s.cap) {

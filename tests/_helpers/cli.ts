@@ -89,6 +89,27 @@ export async function tempProject(name: string | null): Promise<TempProject> {
   };
 }
 
+let cacheHome: string | undefined;
+
+/**
+ * One cache directory (`XDG_CACHE_HOME`) for the CLI children of this test module, so that the
+ * embedded loader's transform cache never writes below the real home; removed when the module
+ * unloads.
+ */
+function testCacheHome(): string {
+  if (cacheHome !== undefined) return cacheHome;
+  const dir = Deno.makeTempDirSync({ prefix: "niceeval-cache-" });
+  globalThis.addEventListener("unload", () => {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      // Already gone.
+    }
+  });
+  cacheHome = dir;
+  return dir;
+}
+
 /**
  * The explicit environment of a CLI child. `NICEEVAL_LOADER` passes through, so that the suite
  * can run every CLI child under the embedded loader (deno.json "test" task).
@@ -107,6 +128,7 @@ export function childEnv(
     DENO_NO_UPDATE_CHECK: "1",
     NO_COLOR: "1",
     NICEEVAL_STATE_DIR: stateDir,
+    XDG_CACHE_HOME: testCacheHome(),
     ...extra,
   };
 }

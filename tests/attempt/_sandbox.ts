@@ -3,7 +3,7 @@
  * roots directory, a planned sandbox resolved like `exp` does, a fake control and the real clock.
  */
 import type { AttemptResult } from "../../src/_shared/mod.ts";
-import { realClock } from "../../src/_shared/clock.ts";
+import { type Clock, realClock } from "../../src/_shared/clock.ts";
 import type { Agent } from "../../src/agents/mod.ts";
 import { createAttemptRunner, SandboxRuntime } from "../../src/attempt/mod.ts";
 import {
@@ -59,6 +59,8 @@ export interface SandboxEvalOptions {
   readonly hostEnv?: Record<string, string>;
   /** Fixtures must lie inside it (rule 7). @default {REPO_ROOT} */
   readonly projectRoot?: string;
+  /** The runner's clock (grace, cleanup bounds); the provider keeps the real one. */
+  readonly clock?: Clock;
 }
 
 /** Runs one Attempt of `evalDef` in a fresh local sandbox and returns its result. */
@@ -99,10 +101,11 @@ export async function runSandboxEval(
   const boxed: PlannedSlot = { ...slot, sandbox };
   const boxedPlan = { ...plan, slots: [boxed] };
   const random = createSeededRandom(5);
+  const clock = o.clock ?? realClock;
   const runner = createAttemptRunner({
     plan: boxedPlan,
     root: REPO_ROOT,
-    clock: realClock,
+    clock,
     random,
     pricing: {},
     hostEnv: o.hostEnv ?? {},
@@ -110,7 +113,7 @@ export async function runSandboxEval(
       registry: roots.registry,
       owner: { host: Deno.hostname(), pid: Deno.pid, processStart: "unknown" },
       runIds: ["run-test"],
-      clock: realClock,
+      clock,
       random,
       projectRoot: REPO_ROOT,
     }),

@@ -17,7 +17,7 @@ function planOf(...networks: (string | null)[]): Plan {
   return { slots } as unknown as Plan;
 }
 
-function recorder(o: { notice?: string; lowMessage?: string } = {}) {
+function recorder(o: { notice?: string; lowMessage?: string; permits?: number } = {}) {
   const calls: string[] = [];
   const asked: unknown[] = [];
   return {
@@ -34,6 +34,7 @@ function recorder(o: { notice?: string; lowMessage?: string } = {}) {
         return Promise.resolve({
           wanted: 3,
           usage: { configured: true, pools: [], capacity: 4, used: 3, free: 1 },
+          ...(o.permits === undefined ? {} : { permits: o.permits }),
           ...(o.lowMessage
             ? {
               diagnostic: {
@@ -80,4 +81,25 @@ Deno.test("runDockerChecks() runs the address-pool preflight for own networks an
   const asked = r.asked[0] as { concurrency: number; ownSandboxes: number; maxSandboxes: number };
   assert.deepEqual([asked.concurrency, asked.ownSandboxes, asked.maxSandboxes], [4, 2, 6]);
   assert.equal(io.stderr.text(), "! docker address pools are low\n");
+});
+
+Deno.test("runDockerChecks() hands the own-network gate size to the provider only when the pools are low (rule 118)", async () => {
+  const plan = planOf("own", "own", "own");
+  const low = recorder({ lowMessage: "docker address pools are low", permits: 1 });
+  assert.deepEqual(
+    await runDockerChecks(createFakeIo({ cpus: 2 }), { ...common, plan }, low.ports as never),
+    { networkPermits: 1 },
+  );
+  const fine = recorder();
+  assert.deepEqual(
+    await runDockerChecks(createFakeIo({ cpus: 2 }), { ...common, plan }, fine.ports as never),
+    {},
+  );
+  const io = createFakeIo({ cpus: 2 });
+  const down = {
+    ...fine.ports,
+    preflight: () => Promise.reject(new Error("connect ENOENT")),
+  };
+  assert.deepEqual(await runDockerChecks(io, { ...common, plan }, down as never), {});
+  assert.equal(io.stderr.text(), "! cannot check the docker address pools: connect ENOENT\n");
 });

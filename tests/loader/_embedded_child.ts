@@ -2,6 +2,8 @@
  * Runs one embedded-loader scenario in its own process and prints its result as JSON: the
  * esbuild-wasm runtime keeps timers for the life of a process, which the test sanitizers of an
  * in-process test would report. Usage: `_embedded_child.ts <scenario> <project dir> [map JSON]`.
+ * With `NICEEVAL_TEST_CACHE_DIR` set, the loader uses that transform cache and the output is
+ * `{ result, starts }`, `starts` counting the starts of esbuild-wasm.
  */
 import { join } from "node:path";
 import {
@@ -11,6 +13,7 @@ import {
   type ImportMap,
   type ModuleLoader,
 } from "../../src/loader/mod.ts";
+import { ESBUILD_TRANSFORMER } from "../../src/loader/_cached_transform.ts";
 
 type Scenario = (load: ModuleLoader, dir: string, api: ApiNamespaces) => Promise<unknown>;
 
@@ -67,7 +70,24 @@ const api: ApiNamespaces = {
   sandbox: {},
 };
 const importMap: ImportMap = mapText ? JSON.parse(mapText) : { imports: {}, scopes: {} };
-const { load } = createEmbeddedLoader({ root: dir!, importMap, api });
-const result = await SCENARIOS[name!]!(load, dir!, api);
-Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify(result ?? null)));
+const cacheDir = Deno.env.get("NICEEVAL_TEST_CACHE_DIR");
+let starts = 0;
+const { load } = createEmbeddedLoader({
+  root: dir!,
+  importMap,
+  api,
+  ...(cacheDir === undefined ? {} : {
+    cacheDir,
+    transformer: {
+      id: ESBUILD_TRANSFORMER.id,
+      start: () => {
+        starts++;
+        return ESBUILD_TRANSFORMER.start();
+      },
+    },
+  }),
+});
+const result = (await SCENARIOS[name!]!(load, dir!, api)) ?? null;
+const output = cacheDir === undefined ? result : { result, starts };
+Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify(output)));
 Deno.exit(0);

@@ -54,6 +54,8 @@ function context(io: FakeIo): OutputContext {
     emptyExperimentIds: [],
     unpublished: [],
     machineBudgets: [],
+    ramp: null,
+    rampDisabled: false,
   } satisfies PlannedRun;
   return {
     io,

@@ -6,7 +6,11 @@ import { join } from "node:path";
 import { type CliResult, ndjson, type TempProject, tempProject } from "../_helpers/cli.ts";
 import { realClock } from "../../src/_shared/clock.ts";
 import type { OwnerStamp, SandboxProvider } from "../../src/sandbox/mod.ts";
-import { createDockerProvider, type DockerHandle } from "../../src/sandbox/providers/docker.ts";
+import {
+  createDockerProvider,
+  type DockerHandle,
+  type NetworkGate,
+} from "../../src/sandbox/providers/docker.ts";
 import type { DockerPlan, DockerSpec } from "../../src/sandbox/providers/docker.ts";
 import { DOCKER_LABELS, dockerClient } from "../../src/sandbox/providers/docker/client.ts";
 
@@ -27,7 +31,12 @@ export interface DockerTestBed extends AsyncDisposable {
   readonly runId: string;
   create(
     spec?: Partial<DockerSpec>,
-    o?: { lifetimeMs?: number; owner?: Partial<OwnerStamp> },
+    o?: {
+      lifetimeMs?: number;
+      owner?: Partial<OwnerStamp>;
+      signal?: AbortSignal;
+      progress?: (message: string) => void;
+    },
   ): Promise<DockerHandle>;
   /** Ids of the containers (any state) that carry this bed's run id. */
   containers(): Promise<string[]>;
@@ -45,11 +54,21 @@ export function dockerTestOwner(runId: string, extra: Partial<OwnerStamp> = {}):
   };
 }
 
-/** Creates a test bed; use with `await using`. */
-export function dockerTestBed(): DockerTestBed {
+/**
+ * Creates a test bed; use with `await using`. `o.docker` replaces the client the provider talks
+ * through (a wrapper that counts calls); `o.networkGate` is the provider's own-network gate.
+ */
+export function dockerTestBed(
+  o: { docker?: Docker; networkGate?: NetworkGate } = {},
+): DockerTestBed {
   const hostEnv = Deno.env.toObject();
-  const docker = dockerClient(hostEnv);
-  const provider = createDockerProvider({ hostEnv, clock: realClock, docker });
+  const docker = o.docker ?? dockerClient(hostEnv);
+  const provider = createDockerProvider({
+    hostEnv,
+    clock: realClock,
+    docker,
+    networkGate: o.networkGate,
+  });
   const runId = `docker-test-${crypto.randomUUID().slice(0, 8)}`;
   const containers = () => containersOfRun(docker, runId);
   return {
@@ -65,8 +84,8 @@ export function dockerTestBed(): DockerTestBed {
       return await provider.create(plan, {
         owner: dockerTestOwner(runId, o.owner),
         lifetimeMs: o.lifetimeMs ?? 600_000,
-        signal: new AbortController().signal,
-        progress: () => {},
+        signal: o.signal ?? new AbortController().signal,
+        progress: o.progress ?? (() => {}),
         diagnostic: () => {},
       }) as DockerHandle;
     },
@@ -85,9 +104,20 @@ export async function containersOfRun(docker: Docker, runId: string): Promise<st
   return found.map((c) => c.Id).sort();
 }
 
-/** Removes every container that carries `runId`. */
+/** Names of the networks (own networks of sandboxes) that carry `runId`. */
+export async function networksOfRun(docker: Docker, runId: string): Promise<string[]> {
+  const found = await docker.listNetworks({
+    filters: { label: [`${DOCKER_LABELS.runId}=${runId}`] },
+  });
+  return found.map((n) => n.Name).sort();
+}
+
+/** Removes every container and network that carries `runId`. */
 export async function removeRun(docker: Docker, runId: string): Promise<void> {
   for (const id of await containersOfRun(docker, runId)) await stopContainer(docker, id);
+  for (const name of await networksOfRun(docker, runId)) {
+    await docker.getNetwork(name).remove().catch(() => undefined);
+  }
 }
 
 /** Text of bytes. */

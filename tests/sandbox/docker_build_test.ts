@@ -131,6 +131,7 @@ Deno.test({
             errorCode: "ERR_PNPM_OUTDATED_LOCKFILE",
             message: undefined,
             remediation: "pnpm-update-lockfile",
+            remediationText: "Run `pnpm install` locally and commit the updated lockfile.",
           },
         );
         assert.ok(new TextEncoder().encode(JSON.stringify(detail)).length <= 1000);
@@ -290,11 +291,26 @@ Deno.test("buildFailureDetail() cuts the message by quarters until the detail fi
   assert.equal([...detail.message].length, 339);
 });
 
-Deno.test("buildFailureDetail() drops the remediation once the message is empty", () => {
+Deno.test("buildFailureDetail() drops the remediation and its text once the message is empty", () => {
   const facts = { phase: "sandbox.build", message: "m", remediation: "image-not-found" } as const;
-  const detail = buildFailureDetail(facts, { buildKey: "k", evalId: "x".repeat(900), attempt: 0 });
+  const detail = buildFailureDetail(facts, { buildKey: "k", evalId: "x".repeat(850), attempt: 0 });
   assert.equal(detail.message, "");
   assert.equal(detail.remediation, undefined);
+  assert.equal(detail.remediationText, undefined);
+});
+
+Deno.test("rule 70: buildFailureDetail() carries the remediation text reports show, within 1000 bytes", () => {
+  const facts = buildFailureFacts({ message: "x".repeat(900), logTail: "no space left on device" });
+  const detail = buildFailureDetail(facts, { buildKey: "ab".repeat(32), evalId: "e", attempt: 1 });
+  assert.equal(detail.remediation, "docker-disk-full");
+  assert.equal(detail.remediationText, "Free disk space for the Docker data root.");
+  assert.ok(new TextEncoder().encode(JSON.stringify(detail)).length <= 1000);
+  const plain = buildFailureDetail(buildFailureFacts({ message: "boom", logTail: "" }), {
+    buildKey: "k",
+    evalId: "e",
+    attempt: 0,
+  });
+  assert.equal("remediationText" in plain, false);
 });
 
 Deno.test({

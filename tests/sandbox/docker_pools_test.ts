@@ -105,6 +105,39 @@ Deno.test("createNetworkGate() grants its permits in order and rejects an aborte
   (await gate.acquire(new AbortController().signal))[Symbol.dispose]();
 });
 
+Deno.test("rule 118: createNetworkGate(2) admits two holders, tells only the third that it waits, and grants it on the first release", async () => {
+  const gate = createNetworkGate(2);
+  const signal = new AbortController().signal;
+  const waits: string[] = [];
+  const a = await gate.acquire(signal, () => waits.push("a"));
+  const b = await gate.acquire(signal, () => waits.push("b"));
+  assert.equal(waits.length, 0);
+  let granted = false;
+  const c = gate.acquire(signal, () => waits.push("c")).then((p) => {
+    granted = true;
+    return p;
+  });
+  assert.deepEqual(waits, ["c"]);
+  await Promise.resolve();
+  assert.equal(granted, false);
+  b[Symbol.dispose]();
+  const third = await c;
+  assert.equal(granted, true);
+  // Two holders again (a and c): a fourth waits until one of them releases.
+  const d = gate.acquire(signal, () => waits.push("d"));
+  assert.deepEqual(waits, ["c", "d"]);
+  third[Symbol.dispose]();
+  (await d)[Symbol.dispose]();
+  a[Symbol.dispose]();
+  // Fewer than one permit is still one (rule 118: max(1, free)).
+  const lone = createNetworkGate(0);
+  const only = await lone.acquire(signal);
+  const next = lone.acquire(signal, () => waits.push("lone"));
+  assert.deepEqual(waits.at(-1), "lone");
+  only[Symbol.dispose]();
+  (await next)[Symbol.dispose]();
+});
+
 Deno.test("mapAddressPoolError() maps only the daemon's exhaustion answer", () => {
   const daemon = Object.assign(new Error("(HTTP code 404) unexpected - "), {
     statusCode: 404,

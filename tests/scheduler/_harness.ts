@@ -29,6 +29,8 @@ export interface StartOptions {
   readonly serialGroups?: AuditLimits["serialGroups"];
   readonly backpressure?: RunPlanOptions["backpressure"];
   readonly retain?: RunPlanOptions["retain"];
+  /** An adaptive ramp; `cap` must be its `from`. */
+  readonly ramp?: RunPlanOptions["ramp"];
 }
 
 /** A running scheduler and everything a test drives or observes. */
@@ -81,6 +83,7 @@ export function startRun(plan: Plan, options: StartOptions): Run {
     ...(options.judge ? { judge: options.judge } : {}),
     ...(options.backpressure ? { backpressure: options.backpressure } : {}),
     ...(options.retain ? { retain: options.retain } : {}),
+    ...(options.ramp ? { ramp: options.ramp } : {}),
   });
   log.snapshot = () => scheduler.snapshot();
   const done = scheduler.run();

@@ -51,3 +51,48 @@ Deno.test("ParkedWait.cancel() hands over the reason and leaves the queue", () =
   assert.equal(parked.cancel("again"), false);
   assert.equal(entries.length, 1);
 });
+
+Deno.test("PriorityGate.reserve() ranks a place taken at another gate's grant with the waiters already queued (PRIO-1)", async () => {
+  const permits = new PriorityGate(1);
+  const slots = new PriorityGate(1);
+  const permit = permits.tryAcquire()!;
+  const slot = slots.tryAcquire()!;
+  const order: string[] = [];
+  let ticket: ReturnType<PriorityGate["reserve"]> | undefined;
+  const queued = slots.acquire([5]).then((p) => (order.push("queued"), p));
+  const waiting = permits.acquire([1], { onGrant: () => void (ticket = slots.reserve([1])) });
+  // One release step: the permit first lets [1] through, then the slot goes to the smaller key.
+  permit.release();
+  slot.release();
+  assert.ok(ticket);
+  const mine = await ticket.take();
+  order.push("reserved");
+  (await waiting).release();
+  mine.release();
+  (await queued).release();
+  assert.deepEqual(order, ["reserved", "queued"]);
+});
+
+Deno.test("Ticket.cancel() releases a unit granted but not taken, and chains to the place it took next", () => {
+  const first = new PriorityGate(1);
+  const second = new PriorityGate(1);
+  const ticket = first.reserve([1], second);
+  assert.equal(first.held, 1);
+  assert.equal(second.held, 1);
+  ticket.cancel();
+  ticket.cancel();
+  assert.deepEqual([first.held, second.held, first.waiting, second.waiting], [0, 0, 0, 0]);
+});
+
+Deno.test("Ticket.take() rejects with the abort reason and gives the place up", async () => {
+  const gate = new PriorityGate(1);
+  const held = gate.tryAcquire()!;
+  const ticket = gate.reserve([1]);
+  const controller = new AbortController();
+  const taking = ticket.take(controller.signal);
+  controller.abort(new Error("stop"));
+  await assert.rejects(taking, /stop/);
+  assert.equal(gate.waiting, 0);
+  held.release();
+  assert.equal(gate.held, 0);
+});

@@ -105,7 +105,7 @@ Deno.test("S40 counters add up after every event across carry, skips, errors, ba
       backoffs: slot.position % 4 === 0 ? [{ afterMs: 30 }] : [],
     }),
   });
-  await run.clock.tickAsync(200);
+  await run.clock.tickAsync(120);
   run.interrupt.abort(new Error("SIGINT"));
   await run.finish();
   assert.deepEqual(run.log.allViolations(), []);

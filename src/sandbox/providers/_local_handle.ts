@@ -1,7 +1,8 @@
 /**
  * The handle of one `local` sandbox (sandboxes.md §8.1): commands run as host subprocesses, each
  * leading its own process group recorded in `<root>/pgids`; file operations stay inside the root
- * by real path (rule 102); `stop` kills every recorded group and removes the root.
+ * by real path (rule 102); `stop` kills every process carrying the root's marker, whatever its
+ * group or session (docs/local_sandbox.md), and removes the root.
  */
 import { dirname, join, posix } from "node:path";
 import type { Clock } from "../../_shared/mod.ts";
@@ -24,7 +25,8 @@ import type {
   SandboxCapabilities,
   SandboxHandle,
 } from "../types.ts";
-import { groupCarries, killGroup, liveGroupMembers, runProcessGroup } from "./_process_group.ts";
+import { killGroup, runProcessGroup } from "./_process_group.ts";
+import { killMarked } from "./_process_tree.ts";
 import { removeTree } from "./_local_fs.ts";
 
 /** What a local handle is built from. */
@@ -233,20 +235,19 @@ function notFound(path: string): (error: unknown) => never {
 export const ROOT_MARKER = "NICEEVAL_SANDBOX_ROOT";
 
 /**
- * Kills the recorded groups that still carry this root's marker, so that a reused group id is
- * never hit. Without `/proc` the marker cannot be read: `unverifiable` decides (a live handle kills,
- * detached cleanup does not, rule 101).
+ * Kills every process that carries this root's marker, its descendants and their groups, scan after
+ * scan until a scan finds none (docs/local_sandbox.md): a tool run in a new session has left its
+ * command's group but still carries the marker. Without `/proc` the marker cannot be read:
+ * `unverifiable` decides whether the recorded groups are killed (a live handle kills, detached
+ * cleanup does not, rule 101).
  */
 export async function killMarkedGroups(
   pgids: Iterable<number>,
   root: string,
   options: { unverifiable: "kill" | "skip" },
 ): Promise<void> {
-  const members = await liveGroupMembers();
-  for (const pgid of pgids) {
-    const carries = await groupCarries(pgid, { marker: `${ROOT_MARKER}=${root}`, members });
-    if (carries === true || (carries === undefined && options.unverifiable === "kill")) {
-      killGroup(pgid);
-    }
+  const gone = await killMarked(`${ROOT_MARKER}=${root}`);
+  if (gone === undefined && options.unverifiable === "kill") {
+    for (const pgid of pgids) killGroup(pgid);
   }
 }

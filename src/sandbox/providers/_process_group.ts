@@ -1,12 +1,13 @@
 /**
  * Host subprocesses in their own process group (sandboxes.md rules 11, 14–16, 101): spawn detached,
- * keep the last 16 MiB of each stream, and on timeout or abort send `SIGKILL` to the whole group and
- * confirm that no live member is left.
+ * keep the last 16 MiB of each stream, and on timeout or abort kill the group with every descendant,
+ * even one in a new session (docs/local_sandbox.md), and confirm that no live member is left.
  */
 import { type Clock, onAbort, sleep } from "../../_shared/mod.ts";
 import { statFields } from "../../coordination/mod.ts";
 import type { ExecResult, OutputChunk } from "../types.ts";
 import { TailBuffer } from "./_tail.ts";
+import { killTree } from "./_process_tree.ts";
 
 /** How long a timed-out group may take to die before the sandbox is retired. */
 const TREE_KILL_CONFIRM_MS = 2_000;
@@ -42,11 +43,12 @@ export async function runProcessGroup(c: GroupCommand): Promise<GroupOutcome> {
   if (child === undefined) return { ended: "exit", result: notRunnable(c, started) };
   const pgid = child.pid;
   let ended: "timeout" | "abort" | undefined;
+  let killing: Promise<boolean | undefined> | undefined;
   let exited = false;
   const status = child.status.finally(() => void (exited = true));
   const kill = (why: "timeout" | "abort") => {
     ended ??= why;
-    killGroup(pgid);
+    killing ??= killTree(pgid);
   };
   const timer = c.timeoutMs === undefined
     ? undefined
@@ -66,7 +68,8 @@ export async function runProcessGroup(c: GroupCommand): Promise<GroupOutcome> {
     if (c.signal?.aborted) kill("abort");
     const { code } = await status;
     if (ended !== undefined) {
-      return { ended, confirmed: await confirmGroupDead(pgid, c.clock), pgid };
+      const tree = await killing;
+      return { ended, confirmed: tree !== false && await confirmGroupDead(pgid, c.clock), pgid };
     }
     await drain(pumps, c.clock, out);
     const truncated = {
@@ -233,21 +236,4 @@ export async function liveGroupMembers(): Promise<Map<number, number[]> | undefi
     return undefined; // no /proc on this host
   }
   return groups;
-}
-
-/**
- * Whether a live member of group `pgid` carries `marker` (`NAME=value`) in its initial
- * environment; `undefined` when `/proc` is unavailable.
- */
-export async function groupCarries(
-  pgid: number,
-  options: { marker: string; members: Map<number, number[]> | undefined },
-): Promise<boolean | undefined> {
-  const { marker, members } = options;
-  if (members === undefined) return undefined;
-  for (const pid of members.get(pgid) ?? []) {
-    const environ = await Deno.readTextFile(`/proc/${pid}/environ`).catch(() => "");
-    if (environ.split("\0").includes(marker)) return true;
-  }
-  return false;
 }

@@ -38,10 +38,11 @@ import {
 } from "./docker/client.ts";
 import { buildImageTag, prepareDockerImage } from "./docker/build.ts";
 import { type ContainerPlan, createContainerSandbox } from "./docker/create.ts";
-import { isAddressPoolExhausted } from "./docker/pools.ts";
+import { isAddressPoolExhausted, type NetworkGate } from "./docker/pools.ts";
 import { stopContainer } from "./docker/stop.ts";
 
 export { DockerHandle } from "./docker/handle.ts";
+export { createNetworkGate, type NetworkGate } from "./docker/pools.ts";
 
 /** Default lifetime of a container when the Attempt has none (rule 48). */
 const DEFAULT_TTL_MS = 24 * 3_600_000;
@@ -101,6 +102,12 @@ export interface DockerProviderOptions {
   readonly docker?: Docker;
   /** Dockerfile builds; without them a `{ dockerfile }` layer fails to plan. */
   readonly builds?: DockerBuilds;
+  /**
+   * The own-network gate of a run whose address-pool preflight found too few free networks (rule
+   * 118). A `network: "own"` create waits for a permit before its network exists and holds it
+   * until the sandbox is stopped (or the create failed). Without it own-network creates never wait.
+   */
+  readonly networkGate?: NetworkGate | undefined;
 }
 
 /** Creates the `docker` provider. */
@@ -125,7 +132,7 @@ export function createDockerProvider(
       if (o.builds === undefined) return Promise.reject(noBuilds());
       return o.builds.prepare(docker(), plan, ctx);
     },
-    create: (plan, ctx) => createDocker(docker(), plan, ctx, o.clock),
+    create: (plan, ctx) => createDocker(docker(), plan, ctx, o),
     classifyCreateError: classifyDockerCreateError,
     findOwned: (filter, signal) => findOwnedContainers(docker(), filter, signal),
     destroyDetached: (id, signal) => destroyContainer(docker(), id, signal),
@@ -203,23 +210,36 @@ function noBuilds(): SandboxConfigError {
   );
 }
 
-function createDocker(
+/**
+ * Creates one container. A `network: "own"` create first takes a permit of the run's network gate
+ * when there is one (rule 118); the handle releases it once its stop has settled, and a failed
+ * create releases it after its kill-on-failure.
+ */
+async function createDocker(
   docker: Docker,
   plan: DockerPlan,
   ctx: CreateContext,
-  clock: Clock,
+  o: { readonly clock: Clock; readonly networkGate?: NetworkGate | undefined },
 ) {
   const lifetimeMs = Number.isFinite(ctx.lifetimeMs) ? ctx.lifetimeMs : DEFAULT_TTL_MS;
-  return createContainerSandbox(docker, plan, {
-    labels: dockerLabels(ctx.owner),
-    ttlSeconds: Math.max(1, Math.ceil(lifetimeMs / 1000)),
-    networkName: `niceeval-${ctx.owner.provisionToken.slice(0, 12)}`,
-    signal: ctx.signal,
-    clock,
-    diagnostic: (d) => ctx.diagnostic(d),
-  }).catch((error: unknown) => {
+  const gate = plan.network === "own" ? o.networkGate : undefined;
+  const permit = gate === undefined
+    ? undefined
+    : await gate.acquire(ctx.signal, () => ctx.progress("waiting for a free docker network"));
+  try {
+    return await createContainerSandbox(docker, plan, {
+      labels: dockerLabels(ctx.owner),
+      ttlSeconds: Math.max(1, Math.ceil(lifetimeMs / 1000)),
+      networkName: `niceeval-${ctx.owner.provisionToken.slice(0, 12)}`,
+      signal: ctx.signal,
+      clock: o.clock,
+      diagnostic: (d) => ctx.diagnostic(d),
+      ...(permit === undefined ? {} : { networkPermit: permit }),
+    });
+  } catch (error) {
+    permit?.[Symbol.dispose]();
     throw addressPoolError(error) ?? error;
-  });
+  }
 }
 
 /** Rule 116: the daemon's address-pool error as `docker-address-pool-exhausted`. */

@@ -59,7 +59,11 @@ export interface BuildFailureFacts {
   readonly remediation?: string;
 }
 
-/** The `detail` object of one `sandbox-build-failed` diagnostic (rule 67). */
+/**
+ * The `detail` object of one `sandbox-build-failed` diagnostic (rule 67), plus `remediationText`:
+ * the text of rule 70 that reports show, carried at emission so that a report renders it from the
+ * Record alone (rule 71). It goes and stays with `remediation`.
+ */
 export interface BuildFailureDetail {
   readonly schema: typeof BUILD_FAILURE_SCHEMA;
   readonly buildKey: string;
@@ -69,6 +73,7 @@ export interface BuildFailureDetail {
   readonly errorCode?: string;
   readonly message: string;
   readonly remediation?: string;
+  readonly remediationText?: string;
 }
 
 /** Removes ANSI escape sequences (colours, cursor moves, titles). */
@@ -110,7 +115,7 @@ export function buildFailureFacts(
 /**
  * The capped `detail` of one slot's diagnostic (rules 67, 69): while the UTF-8 JSON exceeds 1000
  * bytes, `message` is cut to 75 % of its code points plus `…`; once it is empty, `remediation` is
- * dropped.
+ * dropped with its text.
  */
 export function buildFailureDetail(
   facts: BuildFailureFacts,
@@ -126,7 +131,7 @@ export function buildFailureDetail(
     phase: facts.phase,
     ...(facts.errorCode !== undefined ? { errorCode: facts.errorCode } : {}),
     message,
-    ...(remediation !== undefined ? { remediation } : {}),
+    ...(remediation !== undefined ? remediationOf(remediation) : {}),
   });
   const size = (d: BuildFailureDetail) => new TextEncoder().encode(JSON.stringify(d)).length;
   let detail = make();
@@ -148,4 +153,9 @@ export function buildFailureDetail(
 /** The text reports show for a remediation id; undefined for unknown ids. */
 export function remediationText(remediation: string): string | undefined {
   return BUILD_REMEDIATIONS.find((r) => r.remediation === remediation)?.text;
+}
+
+function remediationOf(remediation: string): { remediation: string; remediationText?: string } {
+  const text = remediationText(remediation);
+  return text === undefined ? { remediation } : { remediation, remediationText: text };
 }

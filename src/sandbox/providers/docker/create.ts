@@ -34,6 +34,8 @@ export interface ContainerCreateOptions {
   readonly signal: AbortSignal;
   readonly clock: Clock;
   readonly diagnostic: (d: SandboxDiagnostic) => void;
+  /** The own-network gate's permit (rule 118); the handle releases it when its stop settles. */
+  readonly networkPermit?: Disposable;
 }
 
 /** Prepares the workdir and control directory; prints the shell (rule 106). */
@@ -99,6 +101,7 @@ export async function createContainerSandbox(
       shell,
       expiresAt,
       network,
+      ...(o.networkPermit === undefined ? {} : { networkPermit: o.networkPermit }),
       clock: o.clock,
     });
   } catch (error) {

@@ -6,6 +6,7 @@
  */
 // @ts-types="@types/dockerode"
 import type Docker from "dockerode";
+import type { Buffer } from "node:buffer";
 import { posix } from "node:path";
 import { type Clock, errorMessage } from "../../../_shared/mod.ts";
 import {
@@ -24,11 +25,12 @@ import type {
   OutputChunk,
   SandboxCapabilities,
   SandboxHandle,
+  UploadEntry,
 } from "../../types.ts";
 import { dockerStatus } from "./client.ts";
 import { stopContainer } from "./stop.ts";
 import { CONTROL_DIR, type DockerExecRequest, runExec } from "./_exec.ts";
-import { firstTarEntry, oneEntryTar } from "./_tar.ts";
+import { firstTarEntry, oneEntryTar, packTar, uploadTarEntries } from "./_tar.ts";
 
 /** What a docker handle is built from. */
 export interface DockerHandleInit {
@@ -45,6 +47,11 @@ export interface DockerHandleInit {
   readonly expiresAt: number;
   /** The sandbox's own network (`network: "own"`), removed by stop. */
   readonly network?: string | undefined;
+  /**
+   * The own-network gate's permit (rule 118), released once a stop has settled: even a failed stop
+   * releases it, so a network left behind makes a later create fail and retry instead of wait.
+   */
+  readonly networkPermit?: Disposable;
   readonly clock: Clock;
 }
 
@@ -61,6 +68,9 @@ const MAX_SYMLINK_HOPS = 8;
 const MKDIR_OWNED_SCRIPT = 'p=$1; o=$2; set --; d=$p; while [ ! -e "$d" ]; do ' +
   'set -- "$d" "$@"; d=$(dirname "$d"); done; mkdir -p "$p" || exit 1; ' +
   '[ $# -eq 0 ] || chown "$o" "$@"';
+
+/** In `$1`, gives the entries `$3…` to `$2` (`uid:gid`), recursively. */
+const CHOWN_UPLOAD_SCRIPT = 'cd "$1" && o=$2 && shift 2 && chown -R "$o" -- "$@"';
 
 /** One docker sandbox. */
 export class DockerHandle implements SandboxHandle {
@@ -171,7 +181,7 @@ export class DockerHandle implements SandboxHandle {
     this.#checkLive();
     const target = sandboxPath(this.workdir, path);
     if (target === "/") throw new SandboxPathError(target, `Cannot write "/": a directory`);
-    const { uid, gid, clock, container } = this.#init;
+    const { uid, gid, clock } = this.#init;
     const parent = posix.dirname(target);
     const archive = await oneEntryTar({
       name: posix.basename(target),
@@ -181,30 +191,38 @@ export class DockerHandle implements SandboxHandle {
       gid,
       mtime: new Date(clock.now()),
     });
-    const put = () => container.putArchive(archive, { path: parent, noOverwriteDirNonDir: true });
-    try {
-      await put();
-    } catch (error) {
-      // A missing parent answers 404: create it (owned by the default user) and send again.
-      if (dockerStatus(error) !== 404) throw this.#writeError(target, error);
-      o.signal?.throwIfAborted();
-      const r = await this.#control([
-        "sh",
-        "-c",
-        MKDIR_OWNED_SCRIPT,
-        "sh",
-        parent,
-        `${uid}:${gid}`,
-      ]);
-      if (r.exitCode !== 0) {
-        throw new SandboxPathError(
-          target,
-          `Cannot write "${target}": cannot create "${parent}": ${decode(r.stderr).trim()}`,
-        );
-      }
-      await put().catch((again: unknown) => {
-        throw this.#writeError(target, again);
-      });
+    await this.#putArchive(archive, parent, target, o.signal);
+  }
+
+  /**
+   * Sends the whole upload as one archive into `dir` (created, owned by the default user, when
+   * missing), then gives everything uploaded to the default user with `chown -R` (rule 110).
+   * Entries keep their host modes.
+   */
+  async uploadEntries(
+    dir: string,
+    entries: readonly UploadEntry[],
+    o: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    this.#checkLive();
+    const target = sandboxPath(this.workdir, dir);
+    const { uid, gid, clock } = this.#init;
+    const signal = o.signal;
+    const owner = { uid, gid, mtime: new Date(clock.now()) };
+    const archive = await packTar(uploadTarEntries(entries, owner, signal));
+    await this.#putArchive(archive, target, target, signal);
+    const tops = [...new Set(entries.map((e) => e.path.split("/")[0]!))].sort();
+    if (tops.length === 0) return;
+    signal?.throwIfAborted();
+    const r = await this.#control(
+      ["sh", "-c", CHOWN_UPLOAD_SCRIPT, "sh", target, `${uid}:${gid}`, ...tops],
+      signal,
+    );
+    if (r.exitCode !== 0) {
+      throw new SandboxPathError(
+        target,
+        `Cannot give the upload in "${target}" to the default user: ${decode(r.stderr).trim()}`,
+      );
     }
   }
 
@@ -239,12 +257,43 @@ export class DockerHandle implements SandboxHandle {
           this.#stopping = undefined; // a failed stop may be tried again
           throw error;
         },
-      );
+      )
+      .finally(() => this.#init.networkPermit?.[Symbol.dispose]());
     return this.#stopping;
   }
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.stop();
+  }
+
+  /**
+   * `putArchive` into `dir`; a missing `dir` answers 404, so it is created (owned by the default
+   * user) and the archive sent again. `target` names the written path in errors.
+   */
+  async #putArchive(
+    archive: Buffer,
+    dir: string,
+    target: string,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const { uid, gid, container } = this.#init;
+    const put = () => container.putArchive(archive, { path: dir, noOverwriteDirNonDir: true });
+    try {
+      await put();
+    } catch (error) {
+      if (dockerStatus(error) !== 404) throw this.#writeError(target, error);
+      signal?.throwIfAborted();
+      const r = await this.#control(["sh", "-c", MKDIR_OWNED_SCRIPT, "sh", dir, `${uid}:${gid}`]);
+      if (r.exitCode !== 0) {
+        throw new SandboxPathError(
+          target,
+          `Cannot write "${target}": cannot create "${dir}": ${decode(r.stderr).trim()}`,
+        );
+      }
+      await put().catch((again: unknown) => {
+        throw this.#writeError(target, again);
+      });
+    }
   }
 
   /** Runs a short command as root without the group wrapper. */

@@ -144,13 +144,21 @@ export function addressPoolPreflight(
   };
 }
 
-/** The in-process gate of own-network creates (rule 118): `permits` at once, FIFO. */
+/**
+ * The in-process gate of own networks (rule 118): at most `permits` sandboxes hold one at once;
+ * waiters are served first come, first served.
+ */
 export interface NetworkGate {
-  /** Waits for a permit; rejects with `signal.reason` on abort. Dispose to release. */
-  acquire(signal: AbortSignal): Promise<Disposable>;
+  /**
+   * Waits for a permit; rejects with `signal.reason` on abort. Disposing the permit releases it
+   * (twice is harmless).
+   *
+   * @param onWait called once, before waiting, when no permit is free
+   */
+  acquire(signal: AbortSignal, onWait?: () => void): Promise<Disposable>;
 }
 
-/** A gate of `permits` (at least 1) own-network creates at once. */
+/** A gate of `permits` (at least 1) own networks at once. */
 export function createNetworkGate(permits: number): NetworkGate {
   let free = Math.max(1, Math.floor(permits));
   const waiters: (() => void)[] = [];
@@ -167,12 +175,13 @@ export function createNetworkGate(permits: number): NetworkGate {
     };
   };
   return {
-    acquire: (signal) => {
+    acquire: (signal, onWait) => {
       signal.throwIfAborted();
       if (free > 0) {
         free--;
         return Promise.resolve(permit());
       }
+      onWait?.();
       return abortable<Disposable>(signal, (resolve) => {
         const grant = () => resolve(permit());
         waiters.push(grant);

@@ -1,0 +1,112 @@
+/**
+ * `stop()` and an aborted command of a local sandbox leave none of their processes behind
+ * (sandboxes.md rule 101, docs/local_sandbox.md), not even one that left its command's process
+ * group: coding-agent CLIs start their tools in new sessions, and such a tool may keep starting
+ * more while it is being killed.
+ */
+import assert from "node:assert/strict";
+import { HANG_MS, killQuietly, localTestBed, pollUntil, processDead, text } from "./_local.ts";
+
+/**
+ * A process in a new session that keeps starting a new-session `sleep` and killing the previous
+ * one, as fast as it can: whatever it started after a kill's scan is a new process in a new group.
+ */
+const SPAWNER = `setsid sh -c 'while :; do setsid sleep 300 </dev/null >/dev/null 2>&1 & ` +
+  `p=$!; kill $q 2>/dev/null; q=$p; done' </dev/null >/dev/null 2>&1 &`;
+
+/** Live processes started with `NICEEVAL_SANDBOX_ROOT=<root>` in their environment. */
+async function marked(root: string): Promise<number[]> {
+  const found: number[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const pid = Number(entry.name);
+    const environ = await Deno.readTextFile(`/proc/${pid}/environ`).catch(() => "");
+    if (!environ.split("\0").includes(`NICEEVAL_SANDBOX_ROOT=${root}`)) continue;
+    if (!(await processDead(pid))) found.push(pid);
+  }
+  return found;
+}
+
+/** Test cleanup: kills marked processes until none is left (bounded). */
+async function killAllMarked(root: string): Promise<void> {
+  for (let round = 0; round < 100; round++) {
+    const left = await marked(root);
+    if (left.length === 0) return;
+    for (const pid of left) killQuietly(pid);
+  }
+}
+
+Deno.test("stop() kills a process that moved to a new session but carries the sandbox marker", async () => {
+  await using bed = await localTestBed();
+  const sb = await bed.create();
+  const r = await sb.exec({ script: "setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $!" });
+  const pid = Number(text(r.stdout).trim());
+  assert.ok(pid > 0, text(r.stdout));
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // Its own group and session, never the group the sandbox recorded for the command.
+    assert.equal(Number(fields[2]), pid, stat);
+    await sb.stop();
+    assert.ok(await pollUntil(() => processDead(pid), HANG_MS), `process ${pid} survived stop()`);
+  } finally {
+    killQuietly(pid);
+  }
+});
+
+/**
+ * Link `i` of a chain: starts link `i + 1` in a new session, then sleeps. The newest link always has
+ * the highest pid, so a kill that works through one scan reaches it last, after it started the next.
+ */
+const LINK = `i=$1
+[ "$i" -lt 100 ] && setsid sh ./link.sh $((i + 1)) </dev/null >/dev/null 2>&1 &
+exec sleep 300
+`;
+
+Deno.test("stop() kills new-session processes that keep starting new-session processes", async () => {
+  await using bed = await localTestBed();
+  const sb = await bed.create();
+  await sb.writeFile("link.sh", new TextEncoder().encode(LINK));
+  const r = await sb.exec({
+    script: `setsid sh ./link.sh 0 </dev/null >/dev/null 2>&1 & echo "$NICEEVAL_SANDBOX_ROOT"`,
+  });
+  const root = text(r.stdout).trim();
+  assert.ok(root.length > 0, text(r.stderr));
+  try {
+    assert.ok((await marked(root)).length > 0, "the spawner runs");
+    await sb.stop();
+    // stop() returns only after a scan found none of them: no waiting here.
+    assert.deepEqual(await marked(root), [], "marked processes survived stop()");
+  } finally {
+    await killAllMarked(root);
+  }
+});
+
+Deno.test("exec() abort kills descendants in new sessions that keep starting more", async () => {
+  await using bed = await localTestBed();
+  const sb = await bed.create();
+  const controller = new AbortController();
+  let root = "";
+  let onStarted: () => void = () => {};
+  const started = new Promise<void>((resolve) => (onStarted = resolve));
+  try {
+    const running = sb.exec({ script: `${SPAWNER} echo "$NICEEVAL_SANDBOX_ROOT"; wait` }, {
+      signal: controller.signal,
+      onOutput: (chunk) => {
+        root += text(chunk.data);
+        if (root.endsWith("\n")) onStarted();
+      },
+    });
+    await started;
+    root = root.trim();
+    assert.ok((await marked(root)).length > 0, "the spawner runs");
+    controller.abort(new Error("deadline"));
+    const error = await running.then(() => undefined, (e) => e);
+    assert.equal(error?.name, "SandboxAbortedError", String(error));
+    // The sandbox stays usable and the aborted command left nothing behind.
+    assert.deepEqual(await marked(root), [], "descendants of the aborted command survived");
+    assert.equal(text((await sb.exec({ script: "echo ok" })).stdout), "ok\n");
+  } finally {
+    if (root !== "") await killAllMarked(root);
+  }
+});
