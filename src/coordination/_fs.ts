@@ -9,6 +9,31 @@ import { realRandom } from "../_shared/mod.ts";
  * complete one, never an empty file; at most a stray temporary file, which no reader lists.
  */
 export async function createFileExclusive(path: string, text: string): Promise<void> {
+  const temp = await writeSyncedTemp(path, text);
+  try {
+    await Deno.link(temp, path);
+  } finally {
+    await Deno.remove(temp).catch(() => undefined);
+  }
+  await syncDir(dirname(path));
+}
+
+/**
+ * Replaces `path` with `text` atomically: the text goes into a temporary file beside it, which is
+ * fsynced and renamed over `path`, then the directory is fsynced. A reader sees the old file or
+ * the new one, never a torn one.
+ */
+export async function replaceFile(path: string, text: string): Promise<void> {
+  const temp = await writeSyncedTemp(path, text);
+  await Deno.rename(temp, path);
+  await syncDir(dirname(path));
+}
+
+/**
+ * Writes `text` to a new hidden temporary file beside `path` (`.<name>.<uuid>.tmp`, which no
+ * reader lists), fsyncs it and returns its path; the file is removed when the write fails.
+ */
+async function writeSyncedTemp(path: string, text: string): Promise<string> {
   const temp = join(dirname(path), `.${basename(path)}.${realRandom.uuid()}.tmp`);
   const file = await Deno.open(temp, { write: true, createNew: true });
   try {
@@ -20,11 +45,11 @@ export async function createFileExclusive(path: string, text: string): Promise<v
     } finally {
       file.close();
     }
-    await Deno.link(temp, path);
-  } finally {
+  } catch (error) {
     await Deno.remove(temp).catch(() => undefined);
+    throw error;
   }
-  await syncDir(dirname(path));
+  return temp;
 }
 
 /** Fsyncs a directory so that a create, rename or delete in it survives a crash. */

@@ -4,8 +4,8 @@
  * live file per ramped Invocation, published beside the flock it holds while it runs.
  */
 import { join } from "node:path";
-import { type Clock, errorMessage, realRandom } from "../_shared/mod.ts";
-import { isPositiveInt, listNames, readJsonObject, recordJson, syncDir } from "./_fs.ts";
+import { type Clock, errorMessage } from "../_shared/mod.ts";
+import { isPositiveInt, listNames, readJsonObject, recordJson, replaceFile } from "./_fs.ts";
 import { acquireLock, type FileLock, tryAcquireLock } from "./lock.ts";
 import { coordinationDirOf } from "./paths.ts";
 
@@ -122,7 +122,7 @@ export async function updateRampControl(
     seq: current.seq + 1,
     ...change(current),
   };
-  await writeAtomic(dir, "control.json", recordJson(next));
+  await replaceFile(join(dir, "control.json"), recordJson(next));
   return next;
 }
 
@@ -201,19 +201,4 @@ function liveEntryOf(o: Record<string, unknown> | undefined): LiveRampEntry | un
     heldReason: typeof o.heldReason === "string" ? o.heldReason : null,
     updatedAt: typeof o.updatedAt === "string" ? o.updatedAt : "",
   };
-}
-
-async function writeAtomic(dir: string, name: string, text: string): Promise<void> {
-  const temp = join(dir, `.${name}.${realRandom.uuid()}.tmp`);
-  const file = await Deno.open(temp, { write: true, createNew: true });
-  try {
-    const bytes = new TextEncoder().encode(text);
-    let offset = 0;
-    while (offset < bytes.length) offset += await file.write(bytes.subarray(offset));
-    await file.sync();
-  } finally {
-    file.close();
-  }
-  await Deno.rename(temp, join(dir, name));
-  await syncDir(dir);
 }

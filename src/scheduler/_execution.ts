@@ -361,11 +361,9 @@ export class Execution {
       throw new TypeError("Cannot back off: the Attempt holds no global slot");
     }
     this.#deps.ramp?.retried(request.reason); // RETRY-7
-    const delayMs = sendBackoffMs(
-      request.retry - 1,
-      this.#deps.random.next(),
-      request.retryAfterMs,
-    );
+    const u = this.#deps.random.next();
+    const delayMs = this.#deps.ramp?.backoffMs(request.reason, request.retryAfterMs) ??
+      sendBackoffMs(request.retry - 1, u, request.retryAfterMs);
     const fields = {
       slot: this.#ref,
       reason: request.reason,

@@ -36,6 +36,8 @@ export const RAMP_WINDOW_MS = 30_000;
 export const RAMP_MIN_WINDOW_MS = 1000;
 /** Consecutive windows with pushback before the ramp steps down (RAMP-4 step 4). */
 export const RAMP_PUSHBACK_WINDOWS = 2;
+/** Whole windows after a step-down before a climb above its cap probes, one at a time. */
+export const RAMP_PROBE_AFTER_WINDOWS = 3;
 /** Share of a window the cap must be filled for the window to count as saturated (RAMP-5). */
 export const RAMP_SATURATION_FRACTION = 0.9;
 /** Least number of `network` retries that make a retry surge (RAMP-5: max(3, ceil(cap / 4))). */

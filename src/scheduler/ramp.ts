@@ -4,63 +4,25 @@
  * (saturation, pushback, errored settlements, retry surges) and the project's control file. It
  * owns no gate: it reads what it needs through {@link RampDeps} and applies a cap through
  * `setCap`, which grants by priority on a raise and never revokes on a cut (RAMP-6, RAMP-7).
+ * Pushback steps down at once rather than after RAMP_PUSHBACK_WINDOWS windows, and a cap that saw
+ * pushback is probed again one at a time (docs/ramp.md "Fast pushback").
  */
-import type { AttemptResult, Clock, RampState, RunEvent, RunEventSink } from "../_shared/mod.ts";
-import type { TimerHandle } from "../_shared/mod.ts";
-import { RAMP_PUSHBACK_WINDOWS, RAMP_SATURATION_FRACTION, RAMP_SURGE_MIN } from "./constants.ts";
+import type { AttemptResult, RampState, RunEvent, TimerHandle } from "../_shared/mod.ts";
+import type { RampControl, RampControlRead, RampDeps, RampRange } from "./_ramp_types.ts";
+import type { RampSettings, RampStatus } from "./_ramp_types.ts";
+import { BACKOFF_CAP_MS, RAMP_PROBE_AFTER_WINDOWS, RAMP_PUSHBACK_WINDOWS } from "./constants.ts";
+import { RAMP_SATURATION_FRACTION, RAMP_SURGE_MIN } from "./constants.ts";
 
-/** A ramp's resolved settings (RAMP-1). */
-export interface RampSettings {
-  readonly from: number;
-  readonly to: number;
-  readonly step: number;
-  readonly windowMs: number;
-}
+export type {
+  RampControl,
+  RampControlRead,
+  RampDeps,
+  RampRange,
+  RampSettings,
+  RampStatus,
+} from "./_ramp_types.ts";
 
-/** A range override or the configured range. */
-export interface RampRange {
-  readonly from: number;
-  readonly to: number;
-}
-
-/** What the control file says (RAMP-9); `null` fields mean "none". */
-export interface RampControl {
-  readonly hold: { readonly reason: string } | null;
-  readonly range: RampRange | null;
-}
-
-/** One read of the control file: its content, none (no file), or why it is invalid. */
-export type RampControlRead = RampControl | { readonly invalid: string };
-
-/** The ramp as snapshots, live files and the panel see it. */
-export interface RampStatus {
-  readonly cap: number;
-  readonly from: number;
-  readonly to: number;
-  readonly step: number;
-  readonly windowMs: number;
-  readonly state: RampState;
-  /** The hold's reason while a hold is in force, else null. */
-  readonly heldReason: string | null;
-  /** Consecutive windows with pushback so far (RAMP-4 step 3). */
-  readonly streak: number;
-}
-
-/** What the controller reads and drives. */
-export interface RampDeps {
-  readonly clock: Clock;
-  readonly emit: RunEventSink;
-  /** Applies a new cap to the global gate. */
-  setCap(cap: number): void;
-  /** Executing Attempts: held global slots (`running − backoff`). */
-  held(): number;
-  /** Attempts counted `queued` (OUT-3). */
-  queued(): number;
-  /** Reads the control file (RAMP-9); absent: no control file is consulted. */
-  readControl?(): RampControlRead;
-  /** Called with the status at start and at every window end (RAMP-11 live files). */
-  publish?(status: RampStatus): void;
-}
+type RampCause = Extract<RunEvent, { type: "ramp" }>["cause"];
 
 const NO_CONTROL: RampControl = { hold: null, range: null };
 
@@ -85,6 +47,16 @@ export class RampController {
   #pushback = 0;
   #errored = 0;
   #networkRetries = 0;
+  // Fast pushback (docs/ramp.md).
+  /** A step-down happened in the current window. */
+  #steppedThisWindow = false;
+  /** A slot was granted since the last step-down: a rejection may come from the lowered cap. */
+  #grantedSinceStepDown = true;
+  #lastHeld = 0;
+  /** The cap a step-down landed on; climbs above it go one at a time. Null before any. */
+  #settled: number | null = null;
+  /** Whole windows since the last step-down. */
+  #windowsSinceStepDown = 0;
 
   /**
    * Reads the control file once (a hold or range already in force applies from the start, OUT-1).
@@ -131,6 +103,7 @@ export class RampController {
     const now = this.#d.clock.now();
     this.#lastAt = now;
     this.#lastSaturated = this.#d.held() >= this.#cap;
+    this.#lastHeld = this.#d.held();
     this.#schedule(now + this.#s.windowMs);
   }
 
@@ -144,13 +117,26 @@ export class RampController {
   /** The held-slot count may have changed: accounts the time at the cap so far (RAMP-5). */
   observe(): void {
     if (!this.started) return;
+    const held = this.#d.held();
+    if (held > this.#lastHeld) this.#grantedSinceStepDown = true;
+    this.#lastHeld = held;
     this.#account(this.#d.clock.now());
   }
 
   /** A send was retried, or rejected for good, with `reason` (RETRY-7). */
   retried(reason: string): void {
-    if (reason === "rate_limit") this.#pushback++;
+    if (reason === "rate_limit") this.#pushedBack();
     else if (reason === "network") this.#networkRetries++;
+  }
+
+  /**
+   * The backoff of a `rate_limit` retry with a server hint in a ramped run: the hint itself, capped
+   * like RETRY-2; the lowered cap, not the sleep, spreads the retries (docs/ramp.md). Null: RETRY-2.
+   */
+  backoffMs(reason: string, retryAfterMs: number): number | null {
+    return reason === "rate_limit" && retryAfterMs > 0
+      ? Math.min(BACKOFF_CAP_MS, retryAfterMs)
+      : null;
   }
 
   /**
@@ -162,8 +148,64 @@ export class RampController {
     this.#errored++;
     const error = result.error;
     if (error?.code === "agent-send-failed" && /, rate_limit\)$/.test(error.message)) {
-      this.#pushback++;
+      this.#pushedBack();
     }
+  }
+
+  /**
+   * Pushback: the first in a window steps down at once, unless no slot was granted since the last
+   * step-down (then the rejection answers a request sent under the old cap). A step-down from a
+   * probe above the settled cap goes back one; any other goes down by step (docs/ramp.md).
+   */
+  #pushedBack(): void {
+    this.#pushback++;
+    if (!this.started || this.#stopped) return;
+    if (this.#steppedThisWindow || !this.#grantedSinceStepDown) return;
+    const probing = this.#settled !== null && this.#cap > this.#settled;
+    const cap = Math.max(this.#range.from, this.#cap - (probing ? 1 : this.#s.step));
+    if (cap === this.#cap) return;
+    const now = this.#d.clock.now();
+    this.#account(now);
+    const previousCap = this.#cap;
+    this.#stepDownTo(cap);
+    this.#lastSaturated = this.#d.held() >= this.#cap;
+    this.#d.setCap(cap);
+    this.#emitRamp(now, previousCap, "pushback");
+    this.#d.publish?.(this.status());
+  }
+
+  #stepDownTo(cap: number): void {
+    this.#cap = cap;
+    this.#settled = cap;
+    this.#windowsSinceStepDown = 0;
+    this.#steppedThisWindow = true;
+    this.#grantedSinceStepDown = false;
+    this.#streak = 0;
+    this.#state = "backing off";
+  }
+
+  /** Where a clean saturated window climbs to: by step, or by one above a settled cap. */
+  #climbTarget(): number {
+    const settled = this.#settled;
+    if (settled === null || this.#cap + this.#s.step <= settled) {
+      return Math.min(this.#range.to, this.#cap + this.#s.step);
+    }
+    if (this.#windowsSinceStepDown < RAMP_PROBE_AFTER_WINDOWS) return this.#cap;
+    return Math.min(this.#range.to, this.#cap + 1);
+  }
+
+  #emitRamp(at: number, previousCap: number, cause: RampCause): void {
+    this.#d.emit({
+      type: "ramp",
+      at,
+      cap: this.#cap,
+      previousCap,
+      from: this.#range.from,
+      to: this.#range.to,
+      state: this.#state,
+      cause,
+      reason: this.#hold?.reason ?? null,
+    });
   }
 
   #schedule(end: number): void {
@@ -199,24 +241,28 @@ export class RampController {
     const pushback = this.#pushback > 0;
     const errored = this.#errored > 0;
     const surge = this.#networkRetries >= Math.max(RAMP_SURGE_MIN, Math.ceil(this.#cap / 4));
-    // Step 3: the pushback streak.
-    this.#streak = pushback ? this.#streak + 1 : 0;
-    let cause: Extract<RunEvent, { type: "ramp" }>["cause"] = null;
+    // Step 3: the pushback streak; a window that already stepped down at once restarts it.
+    const stepped = this.#steppedThisWindow;
+    this.#streak = pushback && !stepped ? this.#streak + 1 : 0;
+    if (!stepped) this.#windowsSinceStepDown++;
+    const climbTo = this.#climbTarget();
+    let cause: RampCause = null;
     if (this.#streak === RAMP_PUSHBACK_WINDOWS) {
       // Step 4: step down, also while held (RAMP-8).
-      this.#cap = Math.max(this.#range.from, this.#cap - this.#s.step);
-      this.#streak = 0;
-      this.#state = "backing off";
+      this.#stepDownTo(Math.max(this.#range.from, this.#cap - this.#s.step));
       cause = "pushback";
     } else if (
       this.#hold === null && !rangeChanged && saturated && !pushback && !errored && !surge &&
-      this.#cap < this.#range.to
+      climbTo > this.#cap
     ) {
       // Step 5: climb. A window whose range changed only applies the range (docs/ramp.md).
-      this.#cap = Math.min(this.#range.to, this.#cap + this.#s.step);
+      this.#cap = climbTo;
       this.#state = "climbing";
       cause = "saturated";
-    } else this.#state = this.#restingState(); // step 6
+    } else if (!(pushback && this.#state === "backing off")) {
+      this.#state = this.#restingState(); // step 6; pushback keeps `backing off` (docs/ramp.md)
+    }
+    this.#steppedThisWindow = false;
     if (cause === null && rangeChanged) cause = "range";
     if (cause === null && previousHold === null && this.#hold !== null) cause = "hold";
     if (cause === null && previousHold !== null && this.#hold === null) cause = "resume";
@@ -226,17 +272,7 @@ export class RampController {
     this.#saturatedMs = 0;
     this.#pushback = this.#errored = this.#networkRetries = 0;
     if (this.#cap !== previousCap || rangeChanged || this.#state !== previousState) {
-      this.#d.emit({
-        type: "ramp",
-        at: end,
-        cap: this.#cap,
-        previousCap,
-        from: this.#range.from,
-        to: this.#range.to,
-        state: this.#state,
-        cause,
-        reason: this.#hold?.reason ?? null,
-      });
+      this.#emitRamp(end, previousCap, cause);
     }
     this.#d.publish?.(this.status());
     this.#schedule(end + this.#s.windowMs);

@@ -1,7 +1,7 @@
 /**
  * Runs inside the loopback-only namespace (see agent_cli.ts): reads its config from stdin,
- * starts the fake model server, runs niceeval to its end, lists surviving marked processes and
- * prints one JSON line with everything.
+ * starts the fake model servers (by name; `""` is the unnamed one), runs niceeval to its end,
+ * lists surviving marked processes and prints one JSON line with everything.
  */
 import { childEnv, MOD } from "./cli.ts";
 
@@ -10,14 +10,27 @@ interface Fake extends AsyncDisposable {
   readonly requests: unknown[];
 }
 
+interface FakeRef {
+  readonly module: string;
+  readonly factory: string;
+  readonly args: unknown[];
+}
+
 const config = JSON.parse(await new Response(Deno.stdin.readable).text());
-const mod = await import(config.fake.module);
-const fake: Fake = mod[config.fake.factory](...config.fake.args);
+const fakes = new Map<string, Fake>();
 let result;
 try {
+  for (const [name, ref] of Object.entries(config.fakes as Record<string, FakeRef>)) {
+    const mod = await import(ref.module);
+    fakes.set(name, mod[ref.factory](...ref.args));
+  }
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(config.env as Record<string, string>)) {
-    env[k] = v.replaceAll("{{baseUrl}}", fake.baseUrl);
+    env[k] = v.replaceAll(/\{\{baseUrl(?::([^}]+))?\}\}/g, (whole, name?: string) => {
+      const fake = fakes.get(name ?? "");
+      if (!fake) throw new Error(`${k}: no fake for ${whole}`);
+      return fake.baseUrl;
+    });
   }
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--frozen", MOD, ...config.args],
@@ -33,11 +46,11 @@ try {
     code: out.code,
     stdout: decoder.decode(out.stdout),
     stderr: decoder.decode(out.stderr),
-    requests: fake.requests,
+    requestsOf: Object.fromEntries([...fakes].map(([name, fake]) => [name, fake.requests])),
     survivors: await survivors(config.markers),
   };
 } finally {
-  await fake[Symbol.asyncDispose]();
+  for (const fake of fakes.values()) await fake[Symbol.asyncDispose]();
 }
 await Deno.stdout.write(new TextEncoder().encode(JSON.stringify(result) + "\n"));
 

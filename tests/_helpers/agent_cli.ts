@@ -70,16 +70,20 @@ export interface FakeServerRef {
   readonly args?: readonly unknown[];
 }
 
-/** Options of {@link runInLoopback}. */
+/** Options of {@link runInLoopback}: one `fake`, or several named `fakes`, or both. */
 export interface LoopbackRunOptions {
-  readonly fake: FakeServerRef;
+  /** The fake whose URL is `{{baseUrl}}` and whose log is `requests`. */
+  readonly fake?: FakeServerRef;
+  /** More fakes by name: `{{baseUrl:<name>}}` is one's URL, `requestsOf[<name>]` its log. */
+  readonly fakes?: Readonly<Record<string, FakeServerRef>>;
   /** The project directory niceeval runs in (a temporary copy; see `tempProject`). */
   readonly project: string;
   /** Its private state directory. */
   readonly stateDir: string;
   /** `niceeval` arguments. */
   readonly args: readonly string[];
-  /** Extra variables of the niceeval process; `{{baseUrl}}` in a value becomes the fake's URL. */
+  /** Extra variables of the niceeval process; `{{baseUrl}}` (`{{baseUrl:<name>}}`) in a value
+   * becomes the fake's URL. */
   readonly env?: Record<string, string>;
   /** Command-line fragments: the result lists the processes still running that contain one. */
   readonly markers?: readonly string[];
@@ -90,8 +94,10 @@ export interface LoopbackResult {
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
-  /** The fake's request log. */
+  /** The request log of `fake` (empty without one). */
   readonly requests: Record<string, unknown>[];
+  /** The request log of each of `fakes`, by name. */
+  readonly requestsOf: Record<string, Record<string, unknown>[]>;
   /** Command lines of processes alive after niceeval exited that contain a marker. */
   readonly survivors: string[];
 }
@@ -99,12 +105,19 @@ export interface LoopbackResult {
 const CHILD = fileURLToPath(new URL("./_agent_cli_child.ts", import.meta.url));
 
 /**
- * Starts the fake and runs `niceeval <args>` on the project, both inside a fresh loopback-only
- * network namespace; returns after niceeval exits and the fake stopped.
+ * Starts the fakes and runs `niceeval <args>` on the project, all inside a fresh loopback-only
+ * network namespace; returns after niceeval exits and the fakes stopped.
  */
 export async function runInLoopback(o: LoopbackRunOptions): Promise<LoopbackResult> {
+  const fakes: Record<string, FakeServerRef> = { ...o.fakes };
+  if (o.fake) fakes[""] = o.fake;
   const config = JSON.stringify({
-    fake: { module: String(o.fake.module), factory: o.fake.factory, args: o.fake.args ?? [] },
+    fakes: Object.fromEntries(
+      Object.entries(fakes).map(([name, f]) => [
+        name,
+        { module: String(f.module), factory: f.factory, args: f.args ?? [] },
+      ]),
+    ),
     project: o.project,
     stateDir: o.stateDir,
     args: o.args,
@@ -133,7 +146,9 @@ export async function runInLoopback(o: LoopbackRunOptions): Promise<LoopbackResu
   const stderr = new TextDecoder().decode(out.stderr);
   const last = text.trim().split("\n").at(-1) ?? "";
   try {
-    return JSON.parse(last) as LoopbackResult;
+    const { requestsOf, ...rest } = JSON.parse(last);
+    const { [""]: requests = [], ...named } = requestsOf;
+    return { ...rest, requests, requestsOf: named } as LoopbackResult;
   } catch {
     throw new Error(`the loopback child failed (exit ${out.code}):\n${text}\n${stderr}`);
   }

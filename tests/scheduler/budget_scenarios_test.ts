@@ -1,6 +1,13 @@
 /** Section N of scenarios.md in process: budgets stop dispatching per experiment (BUD rules). */
 import assert from "node:assert/strict";
+import { scriptedAgent } from "../../src/agents/mod.ts";
+import { createAttemptRunner } from "../../src/attempt/mod.ts";
+import { defineEval, defineExperiment } from "../../src/discovery/mod.ts";
+import { isTrue } from "../../src/expect/mod.ts";
+import { createFakeClock } from "../_fakes/clock.ts";
+import { createFakeControl, planFor } from "../_fakes/control.ts";
 import { evalIds, fakePlan } from "../_fakes/plan.ts";
+import { createSeededRandom } from "../_fakes/random.ts";
 import { outcomeSummary, startRun } from "./_harness.ts";
 
 Deno.test("S103 BUD-2 BUD-4 BUD-5 WAIT-3: spend crossing 1.00 stops new starts; running C completes", async () => {
@@ -76,4 +83,47 @@ Deno.test("S108 BUD-1: one experiment exhausting its budget leaves the other dis
     "e2:e1#0 passed",
     "e2:e2#0 passed",
   ]);
+});
+
+Deno.test("S106 BUD-2: usage.costUSD reported for a model without a price entry leaves spend at 0", async () => {
+  // The real attempt runner: the agent reports costUSD 5, the price table has no entry for acme/m1.
+  const agent = scriptedAgent({
+    script: [{
+      when: "go",
+      reply: { text: "ok", usage: { inputTokens: 10, outputTokens: 5, costUSD: 5 } },
+    }],
+  });
+  const { plan: one, slot } = planFor(
+    defineExperiment({ agent, model: "acme/m1" }),
+    defineEval({
+      async test(t) {
+        await t.send("go");
+        t.check(true, isTrue());
+      },
+    }),
+  );
+  const clock = createFakeClock();
+  const runner = createAttemptRunner({
+    plan: one,
+    root: "/project",
+    clock,
+    random: createSeededRandom(3),
+    pricing: { "other/*": { inputPerMTok: 1, outputPerMTok: 1 } },
+  });
+  const real = await runner(slot, createFakeControl({ startedAt: clock.now() }));
+  assert.equal(real.verdict, "passed");
+  assert.equal(real.usage?.costUSD, 5, "the agent's own figure is kept as usage");
+  // The scheduler's budget domain, fed that result three times: budget 1 < the reported 5 each.
+  const plan = fakePlan({ evals: evalIds(4), experiments: [{ id: "x", budget: 1 }] });
+  const run = startRun(plan, { cap: 1 });
+  await run.flush();
+  for (const name of ["x:e0#0", "x:e1#0", "x:e2#0"]) {
+    run.fake.get(name).pass({ costUSD: real.estimatedCostUSD, turnCount: real.turnCount });
+    await run.flush();
+  }
+  const outcomes = await run.passAll();
+  assert.ok(outcomes.every((o) => o.kind !== "not-dispatched"), "spend never reached the budget");
+  assert.deepEqual(run.log.diagnostics("budget-exhausted"), []);
+  // BUD-6 warns only while spend is exactly 0: it proves nothing was added.
+  assert.equal(run.log.diagnostics("budget-unenforceable").length, 1);
 });

@@ -6,6 +6,7 @@ import {
   type RampControlRead,
   type RampSettings,
 } from "../../src/scheduler/ramp.ts";
+import { RAMP_PROBE_AFTER_WINDOWS } from "../../src/scheduler/constants.ts";
 import { createFakeClock } from "../_fakes/clock.ts";
 import { result } from "../_fakes/results.ts";
 
@@ -160,24 +161,73 @@ Deno.test("RAMP-5: the surge threshold is ceil(cap / 4) above 12", async () => {
   assert.equal(r.ramp.cap, 18); // 5 ≥ max(3, ceil(18 / 4))
 });
 
-Deno.test("S142 RAMP-4 step 4: pushback in two consecutive windows steps down once", async () => {
+Deno.test("S142 RAMP-4 fast pushback: the first rejection steps down at once; a rejection before any new grant does not", async () => {
   const r = rig({ from: 2, to: 8, step: 2 });
   r.ramp.start();
   for (const _ of [1, 2]) await r.saturatedWindow(); // 2 → 4 → 6
   assert.equal(r.ramp.cap, 6);
   r.hold(6);
   r.ramp.retried("rate_limit");
-  await r.clock.tickAsync(W);
-  assert.equal(r.ramp.cap, 6);
-  r.ramp.retried("rate_limit");
-  await r.clock.tickAsync(W);
   assert.equal(r.ramp.cap, 4);
+  assert.equal(r.gate.cap, 4);
   const last = r.rampEvents().at(-1)!;
   assert.deepEqual([last.state, last.cause, last.previousCap], ["backing off", "pushback", 6]);
-  // The streak restarted: one more pushback window does not step down again.
+  await r.clock.tickAsync(W); // the window end does not step down again for it
+  assert.equal(r.ramp.cap, 4);
+  // Nothing was granted since: the next rejection answers a request sent under cap 6.
   r.ramp.retried("rate_limit");
   await r.clock.tickAsync(W);
   assert.equal(r.ramp.cap, 4);
+  assert.equal(r.ramp.status().state, "backing off");
+});
+
+Deno.test("RAMP-4 fast pushback: at most one step-down per window; a rejection after a grant steps down in the next", async () => {
+  const r = rig({ from: 2, to: 12, step: 4 });
+  r.ramp.start();
+  for (const _ of [1, 2]) await r.saturatedWindow(); // 2 → 6 → 10
+  r.ramp.retried("rate_limit");
+  assert.equal(r.ramp.cap, 6);
+  r.hold(5);
+  r.hold(6); // a grant under the lowered cap
+  r.ramp.retried("rate_limit");
+  assert.equal(r.ramp.cap, 6, "one step-down per window");
+  await r.clock.tickAsync(W);
+  assert.equal(r.ramp.cap, 6);
+  r.hold(5);
+  r.hold(6);
+  r.ramp.retried("rate_limit");
+  assert.equal(r.ramp.cap, 2);
+  const causes = r.rampEvents().filter((e) => e.cause === "pushback").map((e) => e.cap);
+  assert.deepEqual(causes, [6, 2]);
+});
+
+Deno.test("RAMP-4 fast pushback: no climb back for RAMP_PROBE_AFTER_WINDOWS windows, then probes one at a time; a failed probe goes back one", async () => {
+  const r = rig({ from: 2, to: 32, step: 6 });
+  r.ramp.start();
+  for (const _ of [1, 2]) await r.saturatedWindow(); // 2 → 8 → 14
+  assert.equal(r.ramp.cap, 14);
+  r.ramp.retried("rate_limit");
+  assert.equal(r.ramp.cap, 8);
+  await r.clock.tickAsync(W); // the step-down window
+  const caps: number[] = [];
+  for (let i = 0; i < RAMP_PROBE_AFTER_WINDOWS + 2; i++) {
+    await r.saturatedWindow();
+    caps.push(r.ramp.cap);
+  }
+  const quiet = Array(RAMP_PROBE_AFTER_WINDOWS - 1).fill(8);
+  assert.deepEqual(caps, [...quiet, 9, 10, 11]);
+  r.hold(11);
+  r.ramp.retried("rate_limit");
+  assert.equal(r.ramp.cap, 10);
+  assert.equal(r.rampEvents().at(-1)!.cause, "pushback");
+});
+
+Deno.test("RETRY-2 deviation: a ramped run sleeps a rate_limit retry for the server's hint", () => {
+  const r = rig();
+  assert.equal(r.ramp.backoffMs("rate_limit", 1000), 1000);
+  assert.equal(r.ramp.backoffMs("rate_limit", 120_000), 60_000);
+  assert.equal(r.ramp.backoffMs("rate_limit", 0), null);
+  assert.equal(r.ramp.backoffMs("network", 1000), null);
 });
 
 Deno.test("S143 RAMP-4 step 3: pushback then a clean saturated window: no decrease, no increase in the first", async () => {

@@ -106,7 +106,7 @@ Deno.test("S141 RAMP-5 RETRY-7: 3 network retries in a saturated window at cap 4
   assert.deepEqual(run.log.allViolations(), []);
 });
 
-Deno.test("S142 RAMP-4 RAMP-7 WAIT-3: two pushback windows lower 6 → 4; nothing is aborted and nothing starts until held < 4", async () => {
+Deno.test("S142 RAMP-4 RAMP-7 WAIT-3: pushback in two windows lowers 6 → 4 (fast pushback); nothing is aborted and nothing starts until held < 4", async () => {
   const plan = fakePlan({ evals: evalIds(30), experiments: [{ id: "x" }] });
   const run = startRun(plan, {
     cap: 2,
@@ -126,8 +126,10 @@ Deno.test("S142 RAMP-4 RAMP-7 WAIT-3: two pushback windows lower 6 → 4; nothin
   const lowered = run.log.ofType("ramp").at(-1)!;
   assert.deepEqual([lowered.cap, lowered.previousCap, lowered.state], [4, 6, "backing off"]);
   assert.ok(run.fake.live().every((x) => x.aborted === undefined));
+  // Fast pushback (docs/ramp.md): the first rejection lowered the cap at once, so neither
+  // backoff got its slot back.
   const s = run.scheduler.snapshot();
-  assert.deepEqual([s.cap, s.heldSlots], [4, 6]);
+  assert.deepEqual([s.cap, s.heldSlots], [4, 4]);
   // Settle executing Attempts one by one: the first grant comes only once held < 4.
   const grantsAt: number[] = [];
   const executing = run.fake.live().filter((x) => x !== a && x !== b);
@@ -218,4 +220,25 @@ Deno.test("LANE-4: with a ramp the exclusive-lane warning names the ramp's ceili
     warning!.message,
     `the "local" provider runs attempts one at a time; the ramp's ceiling 8 does not apply to it`,
   );
+});
+
+Deno.test("RETRY-2 deviation (docs/ramp.md): a ramped run sleeps a rate_limit retry for the server's hint; a run without a ramp keeps max(hint, 5 s × u)", async () => {
+  const delays: number[] = [];
+  for (const ramped of [true, false]) {
+    const plan = fakePlan({ evals: evalIds(1), experiments: [{ id: "x" }] });
+    const run = startRun(plan, {
+      cap: 2,
+      ...(ramped ? { ramp: ramp(2, 4, 2) } : {}),
+      random: createScriptedRandom([0.9]),
+    });
+    await run.flush();
+    const [a] = run.fake.live();
+    void a!.backoff("rate_limit", 1000);
+    await run.flush();
+    const sleeping = run.log.ofType("backoff").find((e) => e.state === "sleeping")!;
+    delays.push(sleeping.delayMs);
+    await passAll(run);
+    assert.deepEqual(run.log.allViolations(), []);
+  }
+  assert.deepEqual(delays, [1000, 4500]);
 });

@@ -6,9 +6,7 @@
  */
 import type { StreamEvent, Turn, Usage } from "../types.ts";
 import type { CliParsed } from "./_cli_agent.ts";
-
-// deno-lint-ignore no-explicit-any
-type Json = any;
+import { type Json, parseObject } from "./_stream_common.ts";
 
 /** HTTP statuses that prove the endpoint pushed back: rate limit and overloaded. */
 const PUSHBACK_STATUSES = [429, 529];
@@ -41,7 +39,7 @@ export function parseClaudeStream(
   let sessionId: string | undefined;
   let result: Json;
   for (const line of stdout.split("\n")) {
-    const value = parse(line);
+    const value = parseObject(line.trim());
     if (value === undefined) continue;
     if (typeof value.session_id === "string") sessionId ??= value.session_id;
     if (value.type === "assistant") {
@@ -90,17 +88,6 @@ export function parseClaudeStream(
 const NO_RESULT = Object.freeze({
   usage: { status: "unavailable" as const, reason: "the CLI ended without a result line" },
 });
-
-function parse(line: string): Json {
-  const trimmed = line.trim();
-  if (!trimmed.startsWith("{")) return undefined;
-  try {
-    const value = JSON.parse(trimmed);
-    return typeof value === "object" && value !== null ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Content block types that carry nothing a turn's events hold. */
 const SILENT_BLOCKS = new Set(["redacted_thinking"]);

@@ -20,7 +20,7 @@ import type {
 } from "../types.ts";
 import type { SandboxOps } from "../../sandbox/mod.ts";
 import { resolveBinary } from "./_binary.ts";
-import type { CliSettings } from "./_cli_options.ts";
+import { checkCliOptions, type CliSettings } from "./_cli_options.ts";
 
 export { checkCliOptions, CLI_OPTION_KEYS } from "./_cli_options.ts";
 export type { CliAgentOptions, CliSettings } from "./_cli_options.ts";
@@ -142,6 +142,17 @@ export function defineCliAgent(
     evidenceCoverage: declared,
     send: (input, ctx) => sendOnce(spec, settings, input, ctx),
   });
+}
+
+/**
+ * Creates the agent of an adapter that takes only the common options: {@link checkCliOptions}
+ * then {@link defineCliAgent}.
+ *
+ * @throws {DefinitionError} On the first unknown or invalid option.
+ */
+export function commonCliAgent(spec: CliAgentSpec, options: unknown): Agent {
+  const { settings, coverage } = checkCliOptions(spec, options);
+  return defineCliAgent(spec, settings, coverage);
 }
 
 /** One run of the CLI: prepare, run under the Attempt signal, parse, classify. */

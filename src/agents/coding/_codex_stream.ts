@@ -6,6 +6,7 @@
  */
 import type { JsonValue } from "../../_shared/mod.ts";
 import type { StreamEvent, Usage } from "../types.ts";
+import { type Json, objectLines } from "./_stream_common.ts";
 
 /** What one run's stream says. */
 export interface CodexStream {
@@ -29,19 +30,10 @@ export interface CodexStream {
 export const CODEX_PUSHBACK_REGEXP =
   /\b429\b|rate.?limit|too many requests|overloaded|at capacity|\b529\b/i;
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
 /** Maps the stdout of one run; unknown lines and item types are listed in `unmapped`. */
 export function readCodexStream(stdout: string): CodexStream {
   const state = new StreamState();
-  for (const raw of stdout.split("\n")) {
-    const line = raw.trim();
-    if (line === "") continue;
-    const value = parseObject(line);
-    if (value === undefined) state.unmapped.push(`line ${JSON.stringify(line.slice(0, 80))}`);
-    else state.read(value);
-  }
+  for (const value of objectLines(stdout, state.unmapped)) state.read(value);
   return state.result();
 }
 
@@ -226,13 +218,4 @@ function messageOf(value: Json): string | undefined {
 /** A JSON copy of a value read from JSON (undefined stays undefined). */
 function json(value: unknown): JsonValue | undefined {
   return value === undefined ? undefined : structuredClone(value) as JsonValue;
-}
-
-function parseObject(line: string): Json | undefined {
-  try {
-    const value = JSON.parse(line);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }

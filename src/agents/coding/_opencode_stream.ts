@@ -6,6 +6,7 @@
  */
 import type { JsonValue } from "../../_shared/mod.ts";
 import type { StreamEvent, Usage } from "../types.ts";
+import { type Json, objectLines } from "./_stream_common.ts";
 
 /** A failure the stream reported. */
 export interface OpencodeFailure {
@@ -44,9 +45,6 @@ export function isPushback(failure: OpencodeFailure): boolean {
   return PUSHBACK_REGEXP.test(failure.message);
 }
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
 /** Maps the stdout of one run. */
 export function readOpencodeStream(stdout: string): OpencodeStream {
   const events: StreamEvent[] = [];
@@ -57,14 +55,7 @@ export function readOpencodeStream(stdout: string): OpencodeStream {
   let usage: Sum | undefined;
   let failure: OpencodeFailure | undefined;
   let worked = false;
-  for (const raw of stdout.split("\n")) {
-    const line = raw.trim();
-    if (line === "") continue;
-    const value = parseObject(line);
-    if (value === undefined) {
-      unmapped.push(`line ${JSON.stringify(line.slice(0, 80))}`);
-      continue;
-    }
+  for (const value of objectLines(stdout, unmapped)) {
     if (typeof value.sessionID === "string" && sessionId === undefined) sessionId = value.sessionID;
     const part = value.part ?? {};
     switch (value.type) {
@@ -194,13 +185,4 @@ function retryAfterOf(headers: Json): number | undefined {
   const s = Number(headers["retry-after"]);
   if (headers["retry-after"] !== undefined && Number.isFinite(s) && s >= 0) return s * 1000;
   return undefined;
-}
-
-function parseObject(line: string): Json | undefined {
-  try {
-    const value = JSON.parse(line);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -3,15 +3,15 @@
  * its JSON stream, in the Attempt's sandbox; a later send of the same session resumes it.
  */
 import { createSessionSlot } from "../session.ts";
-import type { Agent, EvidenceCoverage } from "../types.ts";
+import type { Agent } from "../types.ts";
 import {
-  checkCliOptions,
   type CliAgentOptions,
   type CliAgentSpec,
   type CliRun,
-  defineCliAgent,
+  commonCliAgent,
 } from "./_cli_agent.ts";
 import { parseClaudeStream } from "./_claude_stream.ts";
+import { streamCoverage } from "./_stream_common.ts";
 
 /** Options of {@link claudeCodeAgent}: the common options of every coding-agent adapter. */
 export type ClaudeCodeAgentOptions = CliAgentOptions;
@@ -22,17 +22,10 @@ const WHAT = "claudeCodeAgent()";
 /** Cumulative session cost after the previous send (the CLI reports totals on resume). */
 const TOTAL_COST = createSessionSlot<number>("claude-code.total-cost");
 
-const COVERAGE: EvidenceCoverage = Object.freeze({
-  // Every content block and tool call (subagents' included) reaches the stream as a whole message,
-  // which is all a turn's events hold (niceeval records no deltas, so none are asked for); tool exit
-  // codes appear only inside the result text, which becomes the call's output.
-  events: { status: "complete" },
-  actions: { status: "complete" },
-  messages: { status: "complete" },
-  usage: { status: "complete" },
-  status: { status: "complete" },
-  data: { status: "unavailable", reason: "Claude Code returns no structured data" },
-}) as EvidenceCoverage;
+// Every content block and tool call (subagents' included) reaches the stream as a whole message,
+// which is all a turn's events hold (niceeval records no deltas, so none are asked for); tool exit
+// codes appear only inside the result text, which becomes the call's output.
+const COVERAGE = streamCoverage("Claude Code");
 
 const SPEC: CliAgentSpec = {
   what: WHAT,
@@ -83,8 +76,7 @@ const SPEC: CliAgentSpec = {
  * ```
  */
 export function claudeCodeAgent(options: ClaudeCodeAgentOptions = {}): Agent {
-  const { settings, coverage } = checkCliOptions(SPEC, options);
-  return defineCliAgent(SPEC, settings, coverage);
+  return commonCliAgent(SPEC, options);
 }
 
 function argvOf(run: CliRun): string[] {

@@ -4,17 +4,17 @@
  * thread (`codex exec resume <id>`).
  */
 import { createSessionSlot } from "../session.ts";
-import type { Agent, CommandResult, EvidenceCoverage, Turn, Usage } from "../types.ts";
+import type { Agent, CommandResult, Turn, Usage } from "../types.ts";
 import {
-  checkCliOptions,
   type CliAgentOptions,
   type CliAgentSpec,
   type CliParsed,
   type CliRun,
-  defineCliAgent,
+  commonCliAgent,
 } from "./_cli_agent.ts";
 import { codexConfig } from "./_codex_config.ts";
 import { CODEX_PUSHBACK_REGEXP, readCodexStream, turnUsage } from "./_codex_stream.ts";
+import { streamCoverage } from "./_stream_common.ts";
 
 /** Options of {@link codexAgent}: the common options of every coding-agent adapter. */
 export type CodexAgentOptions = CliAgentOptions;
@@ -27,17 +27,10 @@ const WHAT = "codexAgent()";
  */
 const THREAD_TOTAL = createSessionSlot<Usage | null>("codex.thread-total");
 
-const COVERAGE: EvidenceCoverage = Object.freeze({
-  // Every message, reasoning item, tool item and error reaches the stream as a whole item, which is
-  // all a turn's events hold (niceeval records no deltas); plan updates are no event kind. An item
-  // type the mapping does not know lowers the turn's events and actions.
-  events: { status: "complete" },
-  actions: { status: "complete" },
-  messages: { status: "complete" },
-  usage: { status: "complete" },
-  status: { status: "complete" },
-  data: { status: "unavailable", reason: "Codex returns no structured data" },
-}) as EvidenceCoverage;
+// Every message, reasoning item, tool item and error reaches the stream as a whole item, which is
+// all a turn's events hold (niceeval records no deltas); plan updates are no event kind. An item
+// type the mapping does not know lowers the turn's events and actions.
+const COVERAGE = streamCoverage("Codex");
 
 const SPEC: CliAgentSpec = {
   what: WHAT,
@@ -73,8 +66,7 @@ const SPEC: CliAgentSpec = {
  * ```
  */
 export function codexAgent(options: CodexAgentOptions = {}): Agent {
-  const { settings, coverage } = checkCliOptions(SPEC, options);
-  return defineCliAgent(SPEC, settings, coverage);
+  return commonCliAgent(SPEC, options);
 }
 
 function argvOf(run: CliRun): string[] {

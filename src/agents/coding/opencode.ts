@@ -4,7 +4,7 @@
  * its standard input; a later send of the same session continues it (`--session <id>`).
  */
 import { check, checkOptions } from "../../_shared/mod.ts";
-import type { Agent, CommandResult, EvidenceCoverage, Turn } from "../types.ts";
+import type { Agent, CommandResult, Turn } from "../types.ts";
 import {
   checkCliOptions,
   type CliAgentOptions,
@@ -15,6 +15,7 @@ import {
 } from "./_cli_agent.ts";
 import { OPENCODE_PROVIDER, opencodeConfig, type OpencodePricing } from "./_opencode_config.ts";
 import { isPushback, readOpencodeStream } from "./_opencode_stream.ts";
+import { streamCoverage } from "./_stream_common.ts";
 
 /** Options of {@link opencodeAgent}. */
 export interface OpencodeAgentOptions extends CliAgentOptions {
@@ -46,17 +47,10 @@ class OpencodeModelError extends Error {
   }
 }
 
-const COVERAGE: EvidenceCoverage = Object.freeze({
-  // Every finished text, reasoning and tool part and every error reaches the stream, which is all
-  // a turn's events hold (niceeval records no deltas). Subagent (task) sessions and unknown parts
-  // lower a turn's coverage.
-  events: { status: "complete" },
-  actions: { status: "complete" },
-  messages: { status: "complete" },
-  usage: { status: "complete" },
-  status: { status: "complete" },
-  data: { status: "unavailable", reason: "OpenCode returns no structured data" },
-}) as EvidenceCoverage;
+// Every finished text, reasoning and tool part and every error reaches the stream, which is all
+// a turn's events hold (niceeval records no deltas). Subagent (task) sessions and unknown parts
+// lower a turn's coverage.
+const COVERAGE = streamCoverage("OpenCode");
 
 function specOf(pricing: OpencodePricing | undefined): CliAgentSpec {
   return {

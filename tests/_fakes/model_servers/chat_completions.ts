@@ -2,8 +2,8 @@
  * A Chat Completions server (SSE) on 127.0.0.1, port 0, as OpenCode's bundled OpenAI-compatible
  * provider talks to it. Each reply is decided from the request (see `_directives.ts`): a request
  * without tools (OpenCode's title request) gets a short title; tools offered and no tool result
- * after the last user text → one call of the shell tool running the `RUN:` command; otherwise the
- * final text. Every request is logged.
+ * after the last user text → one call of the shell tool running the `RUN:` command (else the `run`
+ * option); otherwise the final text. Every request is logged.
  */
 import {
   type Fault,
@@ -38,8 +38,18 @@ export interface ChatCompletionsServer extends AsyncDisposable {
   readonly requests: LoggedRequest[];
 }
 
-/** Starts the fake; `fault` answers every request with tools with that fault. */
-export function chatCompletionsServer(options: { fault?: Fault } = {}): ChatCompletionsServer {
+/** Options of {@link chatCompletionsServer}. */
+export interface ChatCompletionsServerOptions {
+  /** Answers every request with tools with that fault (overrides directives). */
+  readonly fault?: Fault;
+  /** The shell call's command when the user text carries no `RUN:` directive. */
+  readonly run?: string;
+}
+
+/** Starts the fake. */
+export function chatCompletionsServer(
+  options: ChatCompletionsServerOptions = {},
+): ChatCompletionsServer {
   const requests: LoggedRequest[] = [];
   const faults = new FaultBook();
   const stop = new AbortController();
@@ -78,13 +88,14 @@ export function chatCompletionsServer(options: { fault?: Fault } = {}): ChatComp
         : faultResponse(fault);
     }
     const shell = pickShell(tools);
-    if (directives.run !== undefined && shell && !answeredAfterUser(body?.messages)) {
+    const run = directives.run ?? options.run;
+    if (run !== undefined && shell && !answeredAfterUser(body?.messages)) {
       log("tool");
       const call = {
         index: 0,
         id: `call_${n}`,
         type: "function",
-        function: { name: shell.name, arguments: JSON.stringify(shell.args(directives.run)) },
+        function: { name: shell.name, arguments: JSON.stringify(shell.args(run)) },
       };
       return sse([
         ...chunks(n, { role: "assistant", tool_calls: [call] }, "tool_calls", CHAT_USAGE),

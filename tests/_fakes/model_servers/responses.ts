@@ -1,8 +1,8 @@
 /**
  * An OpenAI Responses API server (SSE) on 127.0.0.1, port 0, as the Codex CLI talks to it with
  * `wire_api = "responses"`. Each reply is decided from the request (see `_directives.ts`): tools
- * offered and no tool result after the last user text → one shell call running the `RUN:`
- * command; otherwise the final text. Every request is logged.
+ * offered and no tool result after the last user text → one shell call running the `RUN:` command
+ * (else the `run` option); otherwise the final text. Every request is logged.
  */
 import {
   type Fault,
@@ -34,8 +34,16 @@ export interface ResponsesServer extends AsyncDisposable {
   readonly requests: LoggedRequest[];
 }
 
-/** Starts the fake; `fault` answers every model request with that fault (overrides directives). */
-export function responsesServer(options: { fault?: Fault } = {}): ResponsesServer {
+/** Options of {@link responsesServer}. */
+export interface ResponsesServerOptions {
+  /** Answers every model request with that fault (overrides directives). */
+  readonly fault?: Fault;
+  /** The shell call's command when the user text carries no `RUN:` directive. */
+  readonly run?: string;
+}
+
+/** Starts the fake. */
+export function responsesServer(options: ResponsesServerOptions = {}): ResponsesServer {
   const requests: LoggedRequest[] = [];
   const faults = new FaultBook();
   const stop = new AbortController();
@@ -66,9 +74,10 @@ export function responsesServer(options: { fault?: Fault } = {}): ResponsesServe
     }
     n++;
     const shell = pickShell(body?.tools);
-    if (directives.run !== undefined && shell && !answeredAfterUser(body?.input)) {
+    const run = directives.run ?? options.run;
+    if (run !== undefined && shell && !answeredAfterUser(body?.input)) {
       log("tool");
-      return sse(toolCall(n, shell, directives.run), true);
+      return sse(toolCall(n, shell, run), true);
     }
     log("text");
     return sse(message(n, directives.reply), true);
