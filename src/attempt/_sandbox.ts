@@ -96,6 +96,7 @@ export async function openAttemptSandbox(
         ? openFresh(slot, control, deps, cleanup)
         : openLeased(slot, control, deps, cleanup, () => physicalFailure),
   );
+  for (const r of opened.retries) state.tally("sandbox.create", r.class, r.count);
   if (opened.ok) {
     return { sandbox: opened.sandbox, unstarted: false, setPhase: opened.setPhase };
   }

@@ -77,6 +77,18 @@ export class AttemptState {
     this.retriesUsed++;
   }
 
+  /**
+   * Adds provisioning retries to the tallies (`retries` of the result, cli.md §9). They do not use
+   * the Attempt's send-retry budget (ATTEMPT_MAX_RETRIES): sandbox create has its own limit
+   * (RETRY-6).
+   */
+  tally(phase: RetryTally["phase"], reason: string, count: number): void {
+    if (count <= 0) return;
+    const key = `${phase}\u0000${reason}`;
+    const prev = this.#retries.get(key);
+    this.#retries.set(key, { phase, reason, count: (prev?.count ?? 0) + count });
+  }
+
   /** Retry tallies in first-seen order. */
   retries(): RetryTally[] {
     return [...this.#retries.values()];

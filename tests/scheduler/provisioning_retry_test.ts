@@ -39,6 +39,10 @@ Deno.test("S118 RETRY-6 WAIT-1 CHAIN-11: 429 twice then success runs the Attempt
   const outcomes = await run.finish();
   assert.deepEqual(outcomeSummary(run.plan, outcomes), ["x:a#0 passed"]);
   assert.deepEqual(run.log.allViolations(), []);
+  // cli.md §9: the result's retries list the provisioning retries, by class.
+  assert.deepEqual(run.log.ofType("attempt_end")[0]!.result.retries, [
+    { phase: "sandbox.create", reason: "rate_limit", count: 2 },
+  ]);
 });
 
 Deno.test("S119 RETRY-6: an ambiguous create failure from a provider that cannot reconcile is not retried", async () => {
