@@ -13,6 +13,7 @@ import {
   createFacadeLease,
   type FacadeLease,
 } from "./facade.ts";
+import { SandboxCreateError } from "./errors.ts";
 import { copyFixtures } from "./fixtures.ts";
 import { baselineLedger, hasGit } from "./ledger.ts";
 import { type InstanceAdmission, LEASE_RESERVE_MS, type Pool, type PoolPriority } from "./pool.ts";
@@ -152,7 +153,7 @@ export async function openFreshSandbox(o: FreshSandboxOptions): Promise<AttemptS
     return {
       ok: false,
       failure: failureOf(error, { phase: phase.get(), signal: o.signal }),
-      retries,
+      retries: error instanceof SandboxCreateError ? [...error.retries] : retries,
     };
   }
 }

@@ -143,7 +143,9 @@ export async function createWithRetry<Plan>(
       const cls = classifyCreateFailure(provider, error);
       const retryable = cls === "rate_limit" || cls === "rejected" ||
         (cls === "ambiguous" && canReconcile);
-      if (!retryable || tries >= CREATE_TRIES) throw createError(provider, cls, tries, error);
+      if (!retryable || tries >= CREATE_TRIES) {
+        throw createError(provider, cls, tries, error, retries);
+      }
       const delayMs = createRetryDelayMs(tries - 1, o.random);
       o.progress?.(
         `sandbox retry ${tries + 1}/${CREATE_TRIES} (${cls}) — waiting ${
@@ -152,7 +154,7 @@ export async function createWithRetry<Plan>(
       );
       retries.set(cls, (retries.get(cls) ?? 0) + 1);
       await sleep(o.clock, delayMs, { signal: o.signal });
-      if (cls === "ambiguous") await reconcile(provider, token, tries, error, o);
+      if (cls === "ambiguous") await reconcile(provider, token, tries, error, o, retries);
     }
   }
 }
@@ -164,6 +166,7 @@ async function reconcile(
   tries: number,
   original: unknown,
   o: CreateWithRetryOptions,
+  retries: ReadonlyMap<CreateErrorClass, number>,
 ): Promise<void> {
   try {
     const found = await provider.findOwned!({ provisionToken: token }, o.signal);
@@ -176,7 +179,7 @@ async function reconcile(
       message: `Cannot reconcile an ambiguous create of "${provider.name}": ${errorMessage(error)}`,
       data: { provider: provider.name, provisionToken: token },
     });
-    throw createError(provider, "ambiguous", tries, original);
+    throw createError(provider, "ambiguous", tries, original, retries);
   }
 }
 
@@ -185,6 +188,7 @@ function createError(
   cls: CreateErrorClass,
   tries: number,
   error: unknown,
+  retries: ReadonlyMap<CreateErrorClass, number>,
 ): SandboxCreateError {
   const scope = hasErrorName(error, "ProviderError") &&
       (error as { scope?: unknown }).scope === "experiment"
@@ -194,5 +198,6 @@ function createError(
     { provider: provider.name, class: cls, tries, message: errorMessage(error) },
     scope,
     { cause: error },
+    [...retries].map(([c, count]) => ({ class: c, count })),
   );
 }

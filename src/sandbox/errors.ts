@@ -281,11 +281,14 @@ export class SandboxCreateError extends SandboxError {
   readonly data: CreateFailure;
   /** `experiment` for credential or template errors; else `attempt`. */
   readonly scope: "attempt" | "experiment";
+  /** The retries made before the create failed for good, per class. */
+  readonly retries: readonly { readonly class: CreateErrorClass; readonly count: number }[];
 
   constructor(
     data: CreateFailure,
     scope: "attempt" | "experiment",
     options?: ErrorOptions,
+    retries: readonly { readonly class: CreateErrorClass; readonly count: number }[] = [],
   ) {
     super(
       "sandbox-create-failed",
@@ -297,6 +300,7 @@ export class SandboxCreateError extends SandboxError {
     this.name = "SandboxCreateError";
     this.data = data;
     this.scope = scope;
+    this.retries = retries;
   }
 }
 

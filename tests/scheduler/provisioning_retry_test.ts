@@ -45,6 +45,24 @@ Deno.test("S118 RETRY-6 WAIT-1 CHAIN-11: 429 twice then success runs the Attempt
   ]);
 });
 
+Deno.test("RETRY-6 a create rate-limited on every try errors sandbox-create-failed and keeps its 3 retries in the result", async () => {
+  const run = await startSandboxRun({
+    cap: 1,
+    evals: [{ id: "a", durationMs: 5 }],
+    experiments: [{ id: "x" }],
+    provider: { failures: ["rate_limit", "rate_limit", "rate_limit", "rate_limit"] },
+  });
+  for (let i = 0; i < 400 && run.log.ofType("attempt_end").length === 0; i++) {
+    await run.clock.tickAsync(50);
+  }
+  const outcomes = await run.finish();
+  assert.equal(run.provider.tries.length, 4, "every try of the create was rate limited");
+  assert.deepEqual(outcomeSummary(run.plan, outcomes), ["x:a#0 errored"]);
+  const { result } = run.log.ofType("attempt_end")[0]!;
+  assert.equal(result.error?.code, "sandbox-create-failed");
+  assert.deepEqual(result.retries, [{ phase: "sandbox.create", reason: "rate_limit", count: 3 }]);
+});
+
 Deno.test("S119 RETRY-6: an ambiguous create failure from a provider that cannot reconcile is not retried", async () => {
   const run = await startSandboxRun({
     cap: 1,
