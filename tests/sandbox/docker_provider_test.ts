@@ -36,6 +36,9 @@ Deno.test({
     assert.equal(labels[DOCKER_LABELS.expires], handle.expiresAt.toISOString());
     assert.deepEqual(info.Config.Entrypoint, ["sleep"]);
     assert.deepEqual(info.Config.Cmd, ["121"]);
+    // ensureLifetime answers from the stamped expiry: ready below it, not ready beyond it.
+    assert.equal((await handle.ensureLifetime(1_000)).ready, true);
+    assert.equal((await handle.ensureLifetime(600_000)).ready, false);
     assert.equal(info.HostConfig.Init, true);
     assert.equal(info.HostConfig.NetworkMode, "none");
     assert.equal(info.Config.WorkingDir, "/workspace");
@@ -225,8 +228,6 @@ Deno.test({
   fn: async () => {
     await using bed = dockerTestBed();
     const handle = await bed.create({}, { lifetimeMs: 3_000 });
-    assert.equal((await handle.ensureLifetime(1_000)).ready, true);
-    assert.equal((await handle.ensureLifetime(60_000)).ready, false);
     const container = bed.docker.getContainer(handle.id);
     // Liveness wait with a named deadline: PID 1 exits at the TTL, which stops the container.
     const deadline = Date.now() + TTL_DEADLINE_MS;
