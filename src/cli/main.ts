@@ -28,6 +28,7 @@ import {
   SANDBOX_PRUNE_FLAGS,
 } from "./help.ts";
 import type { Io } from "./io.ts";
+import type { RampCommand } from "./ramp.ts";
 
 const RESERVED: Readonly<Record<string, string>> = {
   accept: "exp",
@@ -142,17 +143,8 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
     case "ramp set":
     case "ramp reset":
     case "ramp status": {
-      const flags = parseFlags(tail, sub === "ramp hold" ? RAMP_HOLD_FLAGS : [], sub);
-      const action = sub.slice("ramp ".length) as "hold" | "resume" | "set" | "reset" | "status";
-      if (flags.positionals.length > (action === "set" ? 1 : 0)) {
-        noPositionals(flags.positionals.slice(action === "set" ? 1 : 0), sub);
-      }
       const { runRamp } = await import("./ramp.ts");
-      if (action === "hold") {
-        return await runRamp(io, { action, reason: flags.values.get("reason")?.[0] });
-      }
-      if (action === "set") return await runRamp(io, { action, range: flags.positionals[0] });
-      return await runRamp(io, { action });
+      return await runRamp(io, rampCommand(sub, tail));
     }
     case "clean": {
       const { runClean, CLEAN_FLAGS } = await import("./clean.ts");
@@ -255,6 +247,16 @@ function wantsHelp(args: readonly string[]): boolean {
 function help(io: Io, command?: string): number {
   io.stdout.write(helpText(command));
   return 0;
+}
+
+/** The `ramp <action>` arguments: `hold` takes `--reason`, `set` one range, the others nothing. */
+function rampCommand(sub: string, tail: readonly string[]): RampCommand {
+  const flags = parseFlags(tail, sub === "ramp hold" ? RAMP_HOLD_FLAGS : [], sub);
+  const action = sub.slice("ramp ".length) as RampCommand["action"];
+  noPositionals(flags.positionals.slice(action === "set" ? 1 : 0), sub);
+  if (action === "hold") return { action, reason: flags.values.get("reason")?.[0] };
+  if (action === "set") return { action, range: flags.positionals[0] };
+  return { action };
 }
 
 function noPositionals(positionals: readonly string[], command: string): void {
