@@ -63,3 +63,20 @@ export async function measureChild(
   await poll;
   return { output, wallMs, peakKiB };
 }
+
+/** Directories a bench removes when its file unloads. */
+const leftovers: string[] = [];
+globalThis.addEventListener("unload", () => {
+  for (const dir of leftovers) {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      // Already gone.
+    }
+  }
+});
+
+/** Removes `dirs` when the bench file unloads (not between cases: see cli_bench.ts). */
+export function removeAtUnload(...dirs: string[]): void {
+  leftovers.push(...dirs);
+}

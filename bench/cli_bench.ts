@@ -16,26 +16,14 @@
  */
 import { join } from "node:path";
 import { type TempProject, tempProject } from "../tests/_helpers/cli.ts";
-import { measureChild, noopProjectFiles } from "./_noop_project.ts";
+import { measureChild, noopProjectFiles, removeAtUnload } from "./_noop_project.ts";
 
 const SIZES = [200, 10_000];
 const CAPS = [1, 10, 100];
 const POLL_MS = 25;
 
-/** Directories to remove when the bench file unloads. */
-const leftovers: string[] = [];
-globalThis.addEventListener("unload", () => {
-  for (const dir of leftovers) {
-    try {
-      Deno.removeSync(dir, { recursive: true });
-    } catch {
-      // Already gone.
-    }
-  }
-});
-
 function keepUntilUnload(project: TempProject): void {
-  leftovers.push(project.dir, project.stateDir);
+  removeAtUnload(project.dir, project.stateDir);
 }
 
 interface Measurement {
@@ -53,7 +41,7 @@ async function measure(n: number, cap: number): Promise<Measurement> {
   const started = performance.now();
   const child = project.spawn(["exp", "--json", "--max-concurrency", String(cap), ...recordArgs]);
   const { output, wallMs, peakKiB } = await measureChild(child, started, POLL_MS);
-  if (record) leftovers.push(join(record, `n${n}-c${cap}`));
+  if (record) removeAtUnload(join(record, `n${n}-c${cap}`));
   return { wallMs, peakKiB, code: output.code };
 }
 

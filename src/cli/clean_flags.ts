@@ -8,4 +8,8 @@ export const CLEAN_FLAGS: readonly FlagSpec[] = [
     value: "<root>",
     description: "Record root directory (default: .niceeval/record)",
   },
+  {
+    name: "discard",
+    description: "delete unpublished Runs instead of salvaging their finished Attempts",
+  },
 ];

@@ -25,7 +25,7 @@ import { openSandboxes, planRun, type SandboxWiring } from "./plan_run.ts";
 import { loadProject, printWarnings, requireConfig } from "./project.ts";
 import { checkRecordRoot, junitTarget } from "./path_flags.ts";
 import { DEFAULT_RECORD_ROOT } from "./exp_defaults.ts";
-import { unpublishedWarning } from "./exp_warnings.ts";
+import { salvageNotice, unpublishedWarning } from "./exp_warnings.ts";
 import { openRampFiles, type RampFiles } from "./ramp_run.ts";
 
 /** Runs `exp` (or `exp --dry`); returns the exit code. */
@@ -91,7 +91,11 @@ function printDry(
   const { plan, cap } = planned;
   // REC-10: one reader warning per command; stderr, or `problems` with --json (cli.md §4.2).
   const unpublished = unpublishedWarning(planned.unpublished, recordRoot);
-  const problems = unpublished ? [{ code: "record-unpublished-runs", message: unpublished }] : [];
+  const salvage = salvageNotice(planned.salvage, recordRoot, true);
+  const problems = [
+    ...(salvage ? [{ code: "record-salvage-pending", message: salvage }] : []),
+    ...(unpublished ? [{ code: "record-unpublished-runs", message: unpublished }] : []),
+  ];
   if (options.json) {
     const experimentConcurrency: Record<string, number> = {};
     for (const e of plan.experiments) {

@@ -7,7 +7,7 @@ import { type RecordWriter, type RunSpec, slotIdentifier, writeTextAtomic } from
 import { exitCodeOf, junitXml, summarize } from "../report/mod.ts";
 import { type ExpOutput, humanOutput, jsonOutput } from "./exp_output.ts";
 import type { ExpOptions } from "./exp_options.ts";
-import { unpublishedWarning } from "./exp_warnings.ts";
+import { salvageNotice, unpublishedWarning } from "./exp_warnings.ts";
 import type { Io } from "./io.ts";
 import type { PlannedRun } from "./plan_run.ts";
 import type { LoadedProject } from "./project.ts";
@@ -78,6 +78,16 @@ export function openInvocation(
 function startDiagnostics(planned: PlannedRun, recordRoot: string, at: number): RunEvent[] {
   const events: RunEvent[] = [];
   const base = { type: "diagnostic", at, evalId: null, data: null, persist: false } as const;
+  const salvaged = salvageNotice(planned.salvage, recordRoot, false);
+  if (salvaged) {
+    events.push({
+      ...base,
+      level: "warning",
+      code: "record-salvaged",
+      message: salvaged,
+      experimentId: null,
+    });
+  }
   const unpublished = unpublishedWarning(planned.unpublished, recordRoot);
   if (unpublished) {
     events.push({

@@ -72,10 +72,11 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     examples: ["niceeval show", "niceeval show @17QK3M9XT2HC4"],
   },
   clean: {
-    usage: "[--record <root>]",
-    summary: "Delete unpublished Run directories left by interrupted or killed runs",
+    usage: "[--record <root>] [--discard]",
+    summary:
+      "Seal Runs left by killed runs (their finished Attempts are kept), remove what cannot be kept",
     flags: CLEAN_FLAGS,
-    examples: ["niceeval clean", "niceeval clean --record .niceeval/record-2"],
+    examples: ["niceeval clean", "niceeval clean --discard"],
   },
   "exp list": {
     usage: "[experiment-selector] [--tag <t>]... [--json]",

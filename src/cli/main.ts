@@ -151,7 +151,10 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
       const flags = parseFlags(tail, CLEAN_FLAGS, "clean");
       noPositionals(flags.positionals, "clean");
       const record = flags.values.get("record")?.[0];
-      return await runClean(io, record !== undefined ? { record } : {});
+      return await runClean(io, {
+        ...(record !== undefined ? { record } : {}),
+        discard: flagSet(flags, "discard"),
+      });
     }
     default: {
       const options = expOptions(parseFlags(tail, EXP_FLAGS, "exp"));

@@ -5,6 +5,7 @@
 import type { RunEventSink } from "../_shared/mod.ts";
 import { SandboxRuntime } from "../attempt/mod.ts";
 import {
+  isRecordRootBusy,
   machineSlotLimits,
   type ProcessIdentity,
   type ProcessProbe,
@@ -42,6 +43,8 @@ import {
   type PlanIdentity,
   planIdentityOf,
   RecordReader,
+  type SalvageOutcome,
+  salvageRuns,
   slotIdentifier,
 } from "../record/mod.ts";
 import {
@@ -72,6 +75,8 @@ export interface PlannedRun {
   readonly emptyExperimentIds: readonly string[];
   /** Unpublished Run directories the readers ignored (REC-10). */
   readonly unpublished: readonly string[];
+  /** Runs left by dead processes that salvage sealed (or, `--dry`, would seal). */
+  readonly salvage: readonly SalvageOutcome[];
   /** Providers in use whose machine sandbox budget is below G (MSB-7), for PLAN. */
   readonly machineBudgets: readonly MachineBudget[];
   /** The adaptive ramp, when the run ramps; `cap` is then its `from` (RAMP-3). */
@@ -93,6 +98,7 @@ export async function planRun(io: Io, input: PlanRunInput): Promise<PlannedRun> 
   const { config } = project;
   const selection = selectionOf(project, options);
   const identity = await identityOf(project, selection.experiments);
+  const salvage = await salvageOf(io, recordRoot, options.dry);
   const reader = new RecordReader(recordRoot);
   const decideCarry = await carryOf(reader, { selection, identity, rerun: options.rerun });
   const physical = await physicalSandboxes(io, { selection, project });
@@ -117,12 +123,31 @@ export async function planRun(io: Io, input: PlanRunInput): Promise<PlannedRun> 
     identity,
     emptyExperimentIds: selection.emptyExperimentIds,
     unpublished: (await reader.scan()).unpublished,
+    salvage,
     machineBudgets: machineBudgetsBelow(plan.slots, {
       maxSandboxes: config.maxSandboxes,
       cpus: io.cpus,
       cap: ramp?.to ?? cap.cap, // a ramp may reach its ceiling
     }),
   };
+}
+
+/**
+ * Salvages the Runs that dead processes left unpublished, before carry reads the Record (the
+ * caller holds the root lock). `--dry` only counts, and only when no process holds the lock: the
+ * unpublished Runs of a live run are in progress, not left behind.
+ */
+async function salvageOf(
+  io: Io,
+  recordRoot: string,
+  dry: boolean,
+): Promise<readonly SalvageOutcome[]> {
+  if (dry && await isRecordRootBusy(recordRoot, stateDirOf(io.env))) return [];
+  return await salvageRuns(new RecordReader(recordRoot), {
+    clock: io.clock,
+    redactor: io.redactor,
+    dryRun: dry,
+  });
 }
 
 /** The experiments and evals that the flags select (PLAN-1). */

@@ -159,12 +159,13 @@ async function runsScope(
         attempt: stored ? attemptOf(stored.doc, stored.verdict) : null,
       });
     }
+    const { diagnostics } = await reader.details(run);
     lines.push(
       ...runLines({
         runId: run.runId,
         experimentId: run.doc.experimentId,
         startedAt: run.doc.startedAt,
-        diagnostics: run.doc.diagnostics,
+        diagnostics,
       }, runRows),
     );
     rows.push(...runRows);

@@ -15,7 +15,7 @@ export {
   tryAcquireMachineSlot,
 } from "./machine_slots.ts";
 export type { MachineSlotOwner } from "./machine_slots.ts";
-export { lockRecordRoot } from "./root_lock.ts";
+export { isRecordRootBusy, lockRecordRoot } from "./root_lock.ts";
 export { coordinationDirOf, leaseDirOf, teardownsDirOf } from "./paths.ts";
 export {
   createProcessProbe,

@@ -64,3 +64,27 @@ async function createRoot(root: string): Promise<string> {
     );
   }
 }
+
+/**
+ * True when another process holds the root's lock (a run writing it); false when the root or its
+ * lock file does not exist or the lock is free. Creates nothing: `exp --dry` uses it to tell Runs
+ * in progress from Runs a dead process left (salvage).
+ */
+export async function isRecordRootBusy(root: string, stateDir: string): Promise<boolean> {
+  let real: string;
+  try {
+    real = await Deno.realPath(root);
+  } catch {
+    return false;
+  }
+  try {
+    const lock = await tryAcquireLock(join(stateDir, "roots", `${sha256Hex(real)}.lock`), {
+      create: false,
+    });
+    lock?.release();
+    return lock === null;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}

@@ -24,7 +24,15 @@ export function childPath(dir: string, ...names: string[]): string {
  * a number), every string of `value` is redacted before serializing instead.
  */
 export function recordJson(value: unknown, redactor?: Redactor): string {
-  const text = JSON.stringify(value, null, 2) + "\n";
+  return redactedJson(value, redactor, 2) + "\n";
+}
+
+/**
+ * `JSON.stringify(value, null, indent)` with credential values redacted so that the text stays
+ * valid JSON (see {@link recordJson}).
+ */
+export function redactedJson(value: unknown, redactor?: Redactor, indent?: number): string {
+  const text = JSON.stringify(value, null, indent);
   if (redactor === undefined || redactor.isEmpty) return text;
   const redacted = redactor.redact(text);
   if (redacted === text) return text;
@@ -32,9 +40,23 @@ export function recordJson(value: unknown, redactor?: Redactor): string {
     JSON.parse(redacted);
     return redacted;
   } catch {
-    const strings = (_key: string, v: unknown) => typeof v === "string" ? redactor.redact(v) : v;
-    return JSON.stringify(value, strings, 2) + "\n";
+    return JSON.stringify(redactDeep(value, redactor), null, indent);
   }
+}
+
+/**
+ * A copy of a JSON value with every string and every object key redacted: the fallback when
+ * redacting the serialized text would break its syntax.
+ */
+export function redactDeep(value: unknown, redactor: Redactor): unknown {
+  if (typeof value === "string") return redactor.redact(value);
+  if (value === null || typeof value !== "object") return value;
+  const json = (value as { toJSON?: () => unknown }).toJSON;
+  if (typeof json === "function") return redactDeep(json.call(value), redactor);
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redactor));
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) out[redactor.redact(key)] = redactDeep(v, redactor);
+  return out;
 }
 
 /** One file of {@link writeFilesAtomic}. */

@@ -1,10 +1,16 @@
-/** Builders of the Record documents (cli.md §9.2); keys appear in the order the spec shows. */
+/**
+ * Builders of the Record documents (cli.md §9.2, layout v2 of docs/record.md); keys appear in the
+ * order the spec shows.
+ */
 import { isoTime } from "../_shared/mod.ts";
 import type { AttemptResult, RecordedDiagnostic } from "../_shared/mod.ts";
 import type { JsonValue } from "../_shared/mod.ts";
 
-/** Schema version of every document this niceeval writes. */
-export const SCHEMA_VERSION = 1;
+/** Schema version of every document this niceeval writes (and the newest it reads). */
+export const SCHEMA_VERSION = 2;
+
+/** Name of a Run's append-only log (layout v2). */
+export const LOG_NAME = "records.log";
 
 /** One expected slot of a Run. */
 interface ExpectedSlot {
@@ -60,12 +66,11 @@ export interface RunSpec {
   readonly slots: readonly WriterSlot[];
 }
 
-/** `run.json`. */
-export function runDocument(
-  header: RunHeader,
-  completion: { completedAt: number; completion: "completed" | "interrupted" } | null,
-  diagnostics: readonly (RecordedDiagnostic & { evalId: string | null })[],
-): Record<string, unknown> {
+/**
+ * `run.json` of layout v2: the Run's header, written once before anything is appended to its log.
+ * Completion and diagnostics are records of the log.
+ */
+export function runHeaderDocument(header: RunHeader): Record<string, unknown> {
   return {
     format: "niceeval.run",
     schemaVersion: SCHEMA_VERSION,
@@ -74,8 +79,6 @@ export function runDocument(
     experimentId: header.experimentId,
     niceevalVersion: header.niceevalVersion,
     startedAt: isoTime(header.startedAt),
-    completedAt: completion ? isoTime(completion.completedAt) : null,
-    completion: completion?.completion ?? null,
     config: {
       agent: header.config.agent,
       model: header.config.model,
@@ -97,14 +100,49 @@ export function runDocument(
       inputFingerprint: s.inputFingerprint,
       executionIdentityDigest: s.executionIdentityDigest,
     })),
-    diagnostics: diagnostics.map((d) => ({
+  };
+}
+
+/** How a Run ended: `crashed` is a Run sealed by salvage after its process was gone. */
+export type RunCompletion = "completed" | "interrupted" | "crashed";
+
+/** The log record of a settled Attempt: its three documents. */
+export function settledAttemptRecord(
+  header: AttemptHeader,
+  result: AttemptResult,
+): Record<string, unknown> {
+  return {
+    record: "attempt",
+    attempt: attemptDocument(header, result),
+    assertions: assertionsDocument(result),
+    events: eventsDocument(result),
+  };
+}
+
+/** The log record of a member. */
+export function memberRecord(m: Parameters<typeof memberDocument>[0]): Record<string, unknown> {
+  return { record: "member", member: memberDocument(m) };
+}
+
+/** The log record of a persisted diagnostic. */
+export function diagnosticRecord(
+  d: RecordedDiagnostic & { readonly evalId: string | null },
+): Record<string, unknown> {
+  return {
+    record: "diagnostic",
+    diagnostic: {
       code: d.code,
       level: d.level,
       message: d.message,
       evalId: d.evalId,
       data: d.data,
-    })),
+    },
   };
+}
+
+/** The last record of a Run's log: how and when it ended. */
+export function endRecord(completedAt: number, completion: RunCompletion): Record<string, unknown> {
+  return { record: "end", completedAt: isoTime(completedAt), completion };
 }
 
 /** How a member filled its slot. */

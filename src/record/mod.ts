@@ -17,6 +17,8 @@ export type { PlanIdentity } from "./identity.ts";
 export { RecordWriteError, RecordWriter } from "./writer.ts";
 export type { RunSpec } from "./documents.ts";
 export { RecordReader } from "./reader.ts";
+export { salvageRuns } from "./salvage.ts";
+export type { SalvageOutcome } from "./salvage.ts";
 export type { PublishedRun } from "./reader.ts";
 export { candidateOf, carryDecider, loadCandidates } from "./carry.ts";
 export type { CurrentIdentity } from "./carry.ts";

@@ -10,7 +10,6 @@
 import { basename, dirname, join, relative, sep } from "node:path";
 import pLimit from "p-limit";
 import { errorMessage, UsageError } from "../_shared/mod.ts";
-import { foldVerdict, type SealedAssertion } from "../expect/mod.ts";
 import {
   ASSERTIONS_SCHEMA,
   type AssertionsDoc,
@@ -20,17 +19,31 @@ import {
   MEMBER_SCHEMA,
   type MemberDoc,
   RECORD_SCHEMA,
+  RUN_HEADER_SCHEMA,
   RUN_SCHEMA,
   type RunDoc,
 } from "./schema.ts";
-import { SCHEMA_VERSION } from "./documents.ts";
+import { LOG_NAME, SCHEMA_VERSION } from "./documents.ts";
 import { isRecordUuid, isSlotId, slotIdOf } from "./ids.ts";
+import {
+  type AttemptRecord,
+  indexRunLog,
+  LogProblem,
+  memberProblem,
+  readAttemptRecord,
+  type RunIndex,
+  type StoredVerdict,
+  verdictOf,
+} from "./_run_index.ts";
 import type { ZodType } from "zod";
 
 /** A published Run. */
 export interface PublishedRun {
   readonly runId: string;
   readonly dir: string;
+  /** 1: documents in files; 2: a header and one append-only log (docs/record.md). */
+  readonly layout: 1 | 2;
+  /** Of a v2 Run, completion and diagnostics are known once {@link RecordReader.details} ran. */
   readonly doc: RunDoc;
   /** `startedAt` as epoch ms, for CARRY-1 ordering. */
   readonly startedAtMs: number;
@@ -39,9 +52,11 @@ export interface PublishedRun {
 /** An executed Attempt read back, with its recomputed verdict (REC-6). */
 export interface StoredAttempt {
   readonly doc: AttemptDoc;
-  readonly verdict: "passed" | "failed" | "errored" | "skipped" | "scored" | "interrupted";
-  /** Directory of the Attempt inside its origin Run. */
+  readonly verdict: StoredVerdict;
+  /** Directory of the Attempt inside its origin Run (v1), or the origin Run's directory (v2). */
   readonly dir: string;
+  /** Of a v2 Attempt: where its record lies in the origin Run's log. */
+  readonly log: { readonly path: string; readonly offset: number; readonly length: number } | null;
 }
 
 /** What a scan of the root found. */
@@ -58,6 +73,8 @@ export class RecordReader {
   #scan: Promise<RecordScan> | undefined;
   #publishedIds: Promise<ReadonlySet<string>> | undefined;
   readonly #attempts = new Map<string, Promise<StoredAttempt>>();
+  /** Indexes of v2 Runs' logs, by RunId. */
+  readonly #indexes = new Map<string, Promise<RunIndex>>();
   /** Directories below the root checked to be real directories, by absolute path. */
   readonly #dirs = new Map<string, Promise<void>>();
   /**
@@ -139,7 +156,24 @@ export class RecordReader {
 
   async #readRun(name: string): Promise<PublishedRun> {
     const dir = join(this.root, "runs", name);
-    const doc = await this.#readDoc(join(dir, "run.json"), RUN_SCHEMA, dir);
+    const raw = await this.#readJson(join(dir, "run.json"), dir);
+    const version = (raw as { schemaVersion?: unknown } | null)?.schemaVersion;
+    if (typeof version === "number" && version > SCHEMA_VERSION) {
+      throw new UsageError(
+        "record-version-unsupported",
+        `${
+          join(dir, "run.json")
+        }: schemaVersion ${version} is newer than this niceeval reads (${SCHEMA_VERSION})`,
+        "upgrade niceeval, or move the Run out of the root",
+      );
+    }
+    const layout = version === 2 ? 2 : 1;
+    const doc: RunDoc = layout === 1 ? this.#parse(join(dir, "run.json"), RUN_SCHEMA, dir, raw) : {
+      ...this.#parse(join(dir, "run.json"), RUN_HEADER_SCHEMA, dir, raw),
+      completedAt: null,
+      completion: null,
+      diagnostics: [],
+    };
     if (doc.runId !== name) {
       throw invalid(
         this.root,
@@ -161,15 +195,52 @@ export class RecordReader {
         `expectedSlots.${wrong}.slotId does not match its evalId and ordinal`,
       );
     }
-    return { runId: name, dir, doc, startedAtMs };
+    return { runId: name, dir, layout, doc, startedAtMs };
+  }
+
+  /** How a published Run ended and its diagnostics; of a v2 Run, read from its log. */
+  async details(
+    run: PublishedRun,
+  ): Promise<Pick<RunDoc, "completedAt" | "completion" | "diagnostics">> {
+    if (run.layout === 1) return run.doc;
+    const index = await this.#index(run);
+    return {
+      completedAt: index.end?.completedAt ?? null,
+      completion: index.end?.completion ?? null,
+      diagnostics: index.diagnostics,
+    };
+  }
+
+  /** The index of a published v2 Run's log, read in one pass and kept. */
+  #index(run: PublishedRun): Promise<RunIndex> {
+    let index = this.#indexes.get(run.runId);
+    if (!index) {
+      const path = join(run.dir, LOG_NAME);
+      index = this.#limit(async () => {
+        const bytes = await this.#readBytes(path, run.dir);
+        try {
+          return indexRunLog(bytes, run.runId, true);
+        } catch (error) {
+          if (error instanceof LogProblem) throw invalid(this.root, path, run.dir, error.message);
+          throw error;
+        }
+      });
+      this.#indexes.set(run.runId, index);
+    }
+    return index;
   }
 
   /** The member of `slotId` in a published Run; a missing member makes the Run invalid. */
-  member(run: PublishedRun, slotId: string): Promise<MemberDoc> {
-    return this.#limit(async () => {
-      if (!isSlotId(slotId)) {
-        throw invalid(this.root, join(run.dir, "run.json"), run.dir, `"${slotId}" is not a SlotId`);
-      }
+  async member(run: PublishedRun, slotId: string): Promise<MemberDoc> {
+    if (!isSlotId(slotId)) {
+      throw invalid(this.root, join(run.dir, "run.json"), run.dir, `"${slotId}" is not a SlotId`);
+    }
+    if (run.layout === 2) {
+      const member = (await this.#index(run)).members.get(slotId);
+      if (member) return member;
+      throw invalid(this.root, join(run.dir, LOG_NAME), run.dir, `has no member of slot ${slotId}`);
+    }
+    return await this.#limit(async () => {
       const path = join(run.dir, "members", `${slotId}.json`);
       const doc = await this.#readDoc(path, MEMBER_SCHEMA, run.dir);
       const problem = memberProblem(doc, slotId, run.runId);
@@ -189,7 +260,9 @@ export class RecordReader {
     slot: { readonly slotId: string; readonly evalId: string; readonly ordinal: number },
   ): Promise<{ readonly member: MemberDoc; readonly stored: StoredAttempt | null }> {
     const member = await this.member(run, slot.slotId);
-    const path = join(run.dir, "members", `${slot.slotId}.json`);
+    const path = run.layout === 1
+      ? join(run.dir, "members", `${slot.slotId}.json`)
+      : join(run.dir, LOG_NAME);
     if (member.evalId !== slot.evalId || member.ordinal !== slot.ordinal) {
       throw invalid(
         this.root,
@@ -231,6 +304,7 @@ export class RecordReader {
    * Run invalid.
    */
   async attemptIds(run: PublishedRun): Promise<string[]> {
+    if (run.layout === 2) return [...(await this.#index(run)).attempts.keys()].sort();
     const dir = join(run.dir, "attempts");
     try {
       await this.#realDir(dir);
@@ -267,10 +341,39 @@ export class RecordReader {
     const key = `${originRunId}/${attemptId}`;
     let found = this.#attempts.get(key);
     if (!found) {
-      found = this.#limit(() => this.#readAttempt(originRunId, attemptId));
+      found = this.#findAttempt(originRunId, attemptId);
       this.#attempts.set(key, found);
     }
     return found;
+  }
+
+  /** An Attempt of a v2 origin Run from its index, else (v1) from its files. */
+  async #findAttempt(originRunId: string, attemptId: string): Promise<StoredAttempt> {
+    const { runs } = await this.scan();
+    const origin = runs.find((r) => r.runId === originRunId);
+    if (origin?.layout !== 2) {
+      return await this.#limit(() => this.#readAttempt(originRunId, attemptId));
+    }
+    const found = (await this.#index(origin)).attempts.get(attemptId);
+    const path = join(origin.dir, LOG_NAME);
+    if (!found) throw invalid(this.root, path, origin.dir, `has no Attempt ${attemptId}`);
+    return {
+      doc: found.doc,
+      verdict: found.verdict,
+      dir: origin.dir,
+      log: { path, offset: found.offset, length: found.length },
+    };
+  }
+
+  /** The three documents of a v2 Attempt, read again from its record in the log. */
+  async #attemptRecord(stored: StoredAttempt): Promise<AttemptRecord> {
+    const { path, offset, length } = stored.log!;
+    try {
+      return await readAttemptRecord(path, offset, length, stored.doc.originRunId);
+    } catch (error) {
+      const problem = error instanceof LogProblem ? error.message : problemOf(error);
+      throw invalid(this.root, path, stored.dir, problem);
+    }
   }
 
   async #readAttempt(originRunId: string, attemptId: string): Promise<StoredAttempt> {
@@ -293,12 +396,13 @@ export class RecordReader {
     // Nothing in a verdict comes from events.json, but an Attempt that is reused or reported must
     // be whole: a damaged transcript fails here, not later in `show @<locator>`.
     await this.#readDoc(join(dir, "events.json"), EVENTS_SCHEMA, runDir);
-    return { doc, verdict: verdictOf(doc, assertions), dir };
+    return { doc, verdict: verdictOf(doc, assertions), dir, log: null };
   }
 
   /** The assertions document of a stored Attempt. */
-  assertions(stored: StoredAttempt): Promise<AssertionsDoc> {
-    return this.#readDoc(
+  async assertions(stored: StoredAttempt): Promise<AssertionsDoc> {
+    if (stored.log) return (await this.#attemptRecord(stored)).assertions;
+    return await this.#readDoc(
       join(stored.dir, "assertions.json"),
       ASSERTIONS_SCHEMA,
       join(stored.dir, "..", ".."),
@@ -306,21 +410,26 @@ export class RecordReader {
   }
 
   /** The events document of a stored Attempt. */
-  events(stored: StoredAttempt): Promise<Record<string, unknown>> {
-    return this.#readDoc(
+  async events(stored: StoredAttempt): Promise<Record<string, unknown>> {
+    if (stored.log) return (await this.#attemptRecord(stored)).events;
+    return await this.#readDoc(
       join(stored.dir, "events.json"),
       EVENTS_SCHEMA,
       join(stored.dir, "..", ".."),
-    ) as Promise<Record<string, unknown>>;
+    ) as Record<string, unknown>;
   }
 
   /** `attempt.json` of a stored Attempt as written, every key kept (`show --json`). */
-  attemptJson(stored: StoredAttempt): Promise<unknown> {
-    return this.#readJson(join(stored.dir, "attempt.json"), join(stored.dir, "..", ".."));
+  async attemptJson(stored: StoredAttempt): Promise<unknown> {
+    if (stored.log) return (await this.#attemptRecord(stored)).attempt;
+    return await this.#readJson(join(stored.dir, "attempt.json"), join(stored.dir, "..", ".."));
   }
 
   async #readDoc<T>(path: string, schema: ZodType<T>, runDir: string | null): Promise<T> {
-    const raw = await this.#readJson(path, runDir);
+    return this.#parse(path, schema, runDir, await this.#readJson(path, runDir));
+  }
+
+  #parse<T>(path: string, schema: ZodType<T>, runDir: string | null, raw: unknown): T {
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -334,27 +443,31 @@ export class RecordReader {
     return parsed.data;
   }
 
-  /**
-   * Parses one document. Its directory must be a real directory inside the root and the document
-   * a regular file; both are checked (by listing the directories) before the file is opened. A missing
-   * `record.json` (`runDir` null) rejects with `NotFound`; everything else is `record-invalid`.
-   */
+  /** Parses one JSON document read by {@link RecordReader.#readBytes}. */
   async #readJson(path: string, runDir: string | null): Promise<unknown> {
-    let text: string;
-    try {
-      const kind = (await this.#listing(dirname(path))).get(basename(path));
-      if (kind === undefined) throw new Deno.errors.NotFound(path);
-      if (kind !== "regular file") throw new NotRegularError(kind);
-      text = await Deno.readTextFile(path);
-    } catch (error) {
-      if (runDir === null && error instanceof Deno.errors.NotFound) throw error;
-      if (error instanceof UsageError) throw error;
-      throw invalid(this.root, path, runDir, problemOf(error));
-    }
+    const text = new TextDecoder().decode(await this.#readBytes(path, runDir));
     try {
       return JSON.parse(text);
     } catch (error) {
       throw invalid(this.root, path, runDir, `invalid JSON: ${errorMessage(error)}`);
+    }
+  }
+
+  /**
+   * Reads one file whose directory is a real directory inside the root and which is a regular
+   * file; both are checked (by listing the directories) before the file is opened. A missing
+   * `record.json` (`runDir` null) rejects with `NotFound`; everything else is `record-invalid`.
+   */
+  async #readBytes(path: string, runDir: string | null): Promise<Uint8Array> {
+    try {
+      const kind = (await this.#listing(dirname(path))).get(basename(path));
+      if (kind === undefined) throw new Deno.errors.NotFound(path);
+      if (kind !== "regular file") throw new NotRegularError(kind);
+      return await Deno.readFile(path);
+    } catch (error) {
+      if (runDir === null && error instanceof Deno.errors.NotFound) throw error;
+      if (error instanceof UsageError) throw error;
+      throw invalid(this.root, path, runDir, problemOf(error));
     }
   }
 
@@ -458,36 +571,6 @@ async function isPublished(dir: string): Promise<boolean> {
     if (error instanceof Deno.errors.NotFound) return false;
     throw error;
   }
-}
-
-/** Why a member document contradicts its file name or REC-5, or undefined when it does not. */
-function memberProblem(doc: MemberDoc, slotId: string, runId: string): string | undefined {
-  if (doc.slotId !== slotId) return `slotId "${doc.slotId}" does not match its file name`;
-  const ref = doc.attempt;
-  switch (doc.action) {
-    case "executed":
-      return ref?.originRunId === runId ? undefined : "an executed member must reference this Run";
-    case "carried":
-      return ref && ref.originRunId !== runId
-        ? undefined
-        : "a carried member must reference another Run";
-    default:
-      return ref === null ? undefined : `a ${doc.action} member must not reference an Attempt`;
-  }
-}
-
-/** Recomputes a verdict from a stored Attempt (REC-6). */
-function verdictOf(doc: AttemptDoc, assertions: AssertionsDoc): StoredAttempt["verdict"] {
-  if (doc.outcome === "interrupted") return "interrupted";
-  if (doc.outcome === "errored") return "errored";
-  if (doc.outcome === "cancelled" || doc.skipReason !== null) return "skipped";
-  const folded = foldVerdict({
-    kind: doc.kind,
-    executionError: false,
-    skipped: false,
-    entries: assertions.entries as unknown as readonly SealedAssertion[],
-  });
-  return folded.verdict;
 }
 
 function invalid(root: string, path: string, runDir: string | null, detail: string): UsageError {

@@ -7,6 +7,19 @@ const sha = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 /** RunIds, AttemptIds and the like: checked before any of them becomes part of a path (REC-1). */
 const uuid = z.string().refine(isRecordUuid, "must be a lowercase UUID v4");
 const slotId = z.string().refine(isSlotId, "must be a SlotId (16 hex digits, -, ordinal)");
+/** Documents of layout v1 (files) and v2 (log records) differ only in their version. */
+const docVersion = z.union([z.literal(1), z.literal(2)]);
+
+const diagnostic = z.object({
+  code: z.string(),
+  level: z.enum(["info", "warning", "error"]),
+  message: z.string(),
+  evalId: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()).nullable(),
+});
+
+/** How a Run ended; `crashed`: sealed by salvage after its process was gone (layout v2). */
+const completion = z.enum(["completed", "interrupted", "crashed"]);
 
 /** `record.json`. */
 export const RECORD_SCHEMA = z.object({
@@ -16,17 +29,14 @@ export const RECORD_SCHEMA = z.object({
   createdAt: iso,
 });
 
-/** `run.json` (the fields readers use; others are allowed). */
-export const RUN_SCHEMA = z.object({
+/** The fields of `run.json` that both layouts share. */
+const runHeader = {
   format: z.literal("niceeval.run"),
-  schemaVersion: z.literal(1),
   runId: uuid,
   invocationId: uuid,
   experimentId: z.string().min(1),
   niceevalVersion: z.string(),
   startedAt: iso,
-  completedAt: iso.nullable(),
-  completion: z.enum(["completed", "interrupted"]).nullable(),
   config: z.object({
     agent: z.string(),
     model: z.string().nullable(),
@@ -50,19 +60,30 @@ export const RUN_SCHEMA = z.object({
     inputFingerprint: sha,
     executionIdentityDigest: sha,
   })),
-  diagnostics: z.array(z.object({
-    code: z.string(),
-    level: z.enum(["info", "warning", "error"]),
-    message: z.string(),
-    evalId: z.string().nullable(),
-    data: z.record(z.string(), z.unknown()).nullable(),
-  })),
+};
+
+/** `run.json` of layout v1 (the fields readers use; others are allowed). */
+export const RUN_SCHEMA = z.object({
+  ...runHeader,
+  schemaVersion: z.literal(1),
+  completedAt: iso.nullable(),
+  completion: completion.nullable(),
+  diagnostics: z.array(diagnostic),
 }).loose();
+
+/** `run.json` of layout v2: the header; completion and diagnostics are log records. */
+export const RUN_HEADER_SCHEMA = z.object({ ...runHeader, schemaVersion: z.literal(2) }).loose();
+
+/** A `diagnostic` log record's diagnostic. */
+export const DIAGNOSTIC_SCHEMA = diagnostic;
+
+/** The `end` log record. */
+export const END_SCHEMA = z.object({ completedAt: iso, completion });
 
 /** `members/<SlotId>.json`. */
 export const MEMBER_SCHEMA = z.object({
   format: z.literal("niceeval.member"),
-  schemaVersion: z.literal(1),
+  schemaVersion: docVersion,
   slotId,
   evalId: z.string(),
   ordinal: z.number().int().nonnegative(),
@@ -79,7 +100,7 @@ const usage = z.object({
 /** `attempts/<AttemptId>/attempt.json` (final form). */
 export const ATTEMPT_SCHEMA = z.object({
   format: z.literal("niceeval.attempt"),
-  schemaVersion: z.literal(1),
+  schemaVersion: docVersion,
   attemptId: uuid,
   originRunId: uuid,
   experimentId: z.string(),
@@ -112,7 +133,7 @@ export const ATTEMPT_SCHEMA = z.object({
 /** `assertions.json`: entries are checked for the fields the verdict fold reads. */
 export const ASSERTIONS_SCHEMA = z.object({
   format: z.literal("niceeval.assertions"),
-  schemaVersion: z.literal(1),
+  schemaVersion: docVersion,
   entries: z.array(
     z.object({
       status: z.enum(["passed", "failed", "unavailable", "errored"]),
@@ -126,15 +147,26 @@ export const ASSERTIONS_SCHEMA = z.object({
 /** `events.json`. */
 export const EVENTS_SCHEMA = z.object({
   format: z.literal("niceeval.events"),
-  schemaVersion: z.literal(1),
+  schemaVersion: docVersion,
   turns: z.array(z.object({}).loose()),
   phases: z.array(z.unknown()),
   diagnostics: z.array(z.unknown()),
   logs: z.array(z.unknown()),
 }).loose();
 
-/** A parsed run document. */
-export type RunDoc = z.infer<typeof RUN_SCHEMA>;
+/**
+ * A Run as readers see it: `run.json` of v1, or the v2 header with completion and diagnostics
+ * (filled from the log when the Run's index is read).
+ */
+export type RunDoc = z.infer<typeof RUN_VIEW>;
+
+const RUN_VIEW = z.object({
+  ...runHeader,
+  schemaVersion: docVersion,
+  completedAt: iso.nullable(),
+  completion: completion.nullable(),
+  diagnostics: z.array(diagnostic),
+}).loose();
 /** A parsed member document. */
 export type MemberDoc = z.infer<typeof MEMBER_SCHEMA>;
 /** A parsed attempt document. */

@@ -1,67 +1,95 @@
 /**
- * The Record writer (REC-7 … REC-9): turns run events into atomic file writes under
- * `runs/<RunId>/`, and publishes each Run with its `complete` marker once every planned slot has a
- * member. Writes of one slot stay in order; different slots write in parallel, bounded.
+ * The Record writer, layout v2 (docs/record.md): per Run a `run.json` header written once, one
+ * append-only `records.log` (settled Attempts with their assertions and events, members,
+ * diagnostics, the end record) and the zero-byte `complete` marker, the only publish signal.
  *
- * Durability: every write resolves only once its rename is durable (REC-8; the three settle-time
- * files of an Attempt share one fsync of their directory, concurrent members share fsyncs of
- * `members/`). `complete` is created only after every write of its Run has resolved and after
- * fsyncs of `attempts/` (the Attempt directories' entries) and `runs/` (the Run's entry), so a
- * crash at any instant leaves either a fully durable published Run or an unpublished one.
+ * Durability: each Run's log commits in groups (one write and one fdatasync per batch, see
+ * `_run_log.ts`); an Attempt is durable once its batch is synced. `begin` makes the Run directory,
+ * its header and its log durable (file, Run directory and `runs/` fsyncs) before anything is
+ * appended, so a synced batch survives a crash and a later salvage finds it. `complete` is created
+ * only after the end record is durable, so a crash at any instant leaves either a fully durable
+ * published Run or an unpublished one.
  */
 import { join } from "node:path";
-import type { Clock } from "../_shared/mod.ts";
-import type { AttemptResult, RunEvent } from "../_shared/mod.ts";
-import type { Random, Redactor } from "../_shared/mod.ts";
-import { childPath, createExclusive, DirectorySyncer, recordJson } from "./atomic.ts";
-import { KeyedQueue } from "./_keyed_queue.ts";
+import { errorMessage } from "../_shared/mod.ts";
+import type { AttemptResult, Clock, Random, Redactor, RunEvent } from "../_shared/mod.ts";
 import {
-  type AttemptState,
-  type Job,
-  RecordWriteError,
-  runJob,
-  type RunState,
-  settledFiles,
-  WriteGuard,
-} from "./_writer_jobs.ts";
+  childPath,
+  createExclusive,
+  DirectorySyncer,
+  recordJson,
+  writeFilesAtomic,
+} from "./atomic.ts";
+import { recordLine } from "./log.ts";
+import { type LogFile, RunLog } from "./_run_log.ts";
 import {
   type AttemptHeader,
+  diagnosticRecord,
+  endRecord,
+  LOG_NAME,
   type MemberAction,
+  memberRecord,
   recordDocument,
-  runDocument,
+  runHeaderDocument,
   type RunSpec,
+  settledAttemptRecord,
   type WriterSlot,
 } from "./documents.ts";
 
-export { RecordWriteError };
+/** Raised when a Record write fails; the run stops dispatching (REC-9). */
+export class RecordWriteError extends Error {
+  readonly path: string;
+  constructor(path: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "RecordWriteError";
+    this.path = path;
+  }
+}
 
 /**
- * Bound of parallel write jobs: concurrent fsyncs overlap in the device queue (and batch in the
- * journal of a journaling file system).
+ * Backlog bounds of {@link RecordWriter.backpressure}, in appended records not yet durable: above
+ * the high mark the scheduler holds ended Attempts' slots until every log has synced. Four full
+ * batches keep the logs busy without piling results up in memory.
  */
-const DEFAULT_PARALLEL_WRITES = 32;
+const BACKLOG_HIGH = 1024;
 
-/**
- * Backlog bounds of {@link RecordWriter.backpressure}, in queued writes (an executed Attempt
- * queues three): above the high mark the scheduler holds ended Attempts' slots until the backlog
- * is down to the low mark. Wide enough to keep every parallel write busy and fsyncs shared.
- */
-const BACKLOG_HIGH = 8 * DEFAULT_PARALLEL_WRITES;
-const BACKLOG_LOW = 4 * DEFAULT_PARALLEL_WRITES;
+/** One Run being written. */
+interface RunState {
+  readonly spec: RunSpec;
+  readonly dir: string;
+  readonly logPath: string;
+  log: RunLog | null;
+  readonly members: Set<string>;
+  /** Attempts started and not yet durable as settled. */
+  readonly pendingAttempts: Set<string>;
+}
+
+/** Opens a Run's log file; a seam for tests that count syncs or inject failures. */
+export type LogOpener = (path: string) => Promise<LogFile>;
+
+const CREATE_LOG: Deno.OpenOptions = { write: true, append: true, createNew: true };
+
+/** The real log file: `O_APPEND`, created exclusively. */
+export function openLogFile(path: string): Promise<LogFile> {
+  return Deno.open(path, CREATE_LOG);
+}
 
 /** Writes one Invocation's Runs. */
 export class RecordWriter {
   readonly #root: string;
   readonly #clock: Clock;
   readonly #random: Random;
-  readonly #queue: KeyedQueue<Job>;
-  readonly #guard: WriteGuard;
+  readonly #redactor: Redactor | undefined;
   readonly #syncer: DirectorySyncer;
+  readonly #openLog: LogOpener;
+  readonly #batch: { batchRecords?: number; batchMs?: number };
   readonly #runs: RunState[] = [];
   /** Each planned slot and its Run, indexed by slot position (dense: 0 … total − 1). */
   #slotAt: (WriterSlot | undefined)[] = [];
   #runAt: (RunState | undefined)[] = [];
-  readonly #attempts = new Map<number, AttemptState>();
+  /** Started Attempts by slot position, until they settle. */
+  readonly #started = new Map<number, AttemptHeader>();
+  #failure: RecordWriteError | undefined;
   /** Called once, on the first write failure. */
   onFailure: (error: RecordWriteError) => void = () => {};
 
@@ -70,50 +98,57 @@ export class RecordWriter {
     options: {
       clock: Clock;
       random: Random;
-      /** Bound of parallel write jobs (default 32). */
-      parallelWrites?: number;
       /** Directory fsyncs (tests count them); default: a real one. */
       syncer?: DirectorySyncer;
-      /** Redacts credential values from every document (CLI-8); default: none. */
+      /** Redacts credential values from every record (CLI-8); default: none. */
       redactor?: Redactor;
+      /** Opens each Run's log; default: {@link openLogFile}. */
+      openLog?: LogOpener;
+      /** Group commit bounds; default: `BATCH_RECORDS`, `BATCH_MS`. */
+      batchRecords?: number;
+      batchMs?: number;
     },
   ) {
     this.#root = root;
     this.#clock = options.clock;
     this.#random = options.random;
+    this.#redactor = options.redactor;
     this.#syncer = options.syncer ?? new DirectorySyncer();
-    this.#guard = new WriteGuard(
-      options.random,
-      this.#syncer,
-      (error) => this.onFailure(error),
-      options.redactor,
-    );
-    this.#queue = new KeyedQueue(
-      options.parallelWrites ?? DEFAULT_PARALLEL_WRITES,
-      (job) => runJob(job, this.#guard),
-    );
+    this.#openLog = options.openLog ?? openLogFile;
+    this.#batch = {
+      ...(options.batchRecords !== undefined ? { batchRecords: options.batchRecords } : {}),
+      ...(options.batchMs !== undefined ? { batchMs: options.batchMs } : {}),
+    };
   }
 
   /** The first write failure, if any. */
   get failure(): RecordWriteError | undefined {
-    return this.#guard.failure;
+    return this.#failure;
   }
 
-  /** Creates the root, `runs/` and (first writer only) `record.json`; then writes REC-9 steps 1–2. */
+  /** How many log syncs the writer has issued (bench and tests). */
+  get logSyncs(): number {
+    return this.#runs.reduce((sum, run) => sum + (run.log?.syncs ?? 0), 0);
+  }
+
+  /**
+   * Creates the root, `runs/` and (first writer only) `record.json`; then per Run its directory,
+   * its log and its header, all durable; then the members of carried slots.
+   */
   async begin(runs: readonly RunSpec[]): Promise<void> {
-    await this.#guard.run(
-      join(this.#root, "runs"),
-      () => Deno.mkdir(join(this.#root, "runs"), { recursive: true }),
-    );
+    const runsDir = join(this.#root, "runs");
+    if (!await this.#step(runsDir, () => Deno.mkdir(runsDir, { recursive: true }))) return;
     const recordPath = join(this.#root, "record.json");
-    await this.#guard.run(recordPath, async () => {
+    const created = await this.#step(recordPath, async () => {
       try {
         const doc = recordDocument(this.#random.uuid(), this.#clock.now());
         await createExclusive(recordPath, recordJson(doc), { syncer: this.#syncer });
       } catch (error) {
+        // A v1 root keeps its record.json: it is never rewritten (docs/record.md).
         if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
       }
     });
+    if (!created) return;
     let positions = 0;
     for (const spec of runs) {
       for (const slot of spec.slots) positions = Math.max(positions, slot.position + 1);
@@ -122,35 +157,41 @@ export class RecordWriter {
     this.#slotAt = Array.from({ length: positions }, () => undefined);
     this.#runAt = Array.from({ length: positions }, () => undefined);
     for (const spec of runs) {
-      const dir = join(this.#root, "runs", spec.header.runId);
+      const dir = join(runsDir, spec.header.runId);
       const run: RunState = {
         spec,
         dir,
-        attemptsDir: childPath(dir, "attempts"),
-        membersDir: childPath(dir, "members"),
+        logPath: childPath(dir, LOG_NAME),
+        log: null,
         members: new Set(),
         pendingAttempts: new Set(),
-        diagnostics: [],
       };
       this.#runs.push(run);
       for (const slot of spec.slots) {
         this.#slotAt[slot.position] = slot;
         this.#runAt[slot.position] = run;
       }
-      await this.#guard.run(dir, async () => {
-        await Deno.mkdir(run.membersDir, { recursive: true });
-        await Deno.mkdir(run.attemptsDir, { recursive: true });
-      });
-      await this.#guard.write(dir, "run.json", runDocument(spec.header, null, []));
-      for (const slot of spec.slots) {
-        if (slot.carried) {
-          this.#member(run, slot, "carried", {
-            originRunId: slot.carried.originRunId,
-            attemptId: slot.carried.attemptId,
-          }, null);
-        }
+      if (!await this.#openRun(run)) return;
+    }
+    if (!await this.#step(runsDir, () => this.#syncer.sync(runsDir))) return;
+    for (const run of this.#runs) {
+      for (const slot of run.spec.slots) {
+        if (slot.carried) this.#member(run, slot, "carried", slot.carried, null);
       }
     }
+  }
+
+  /** The Run directory, its empty log and its header; one fsync of the directory covers both. */
+  #openRun(run: RunState): Promise<boolean> {
+    return this.#step(run.dir, async () => {
+      await Deno.mkdir(run.dir, { recursive: true });
+      run.log = new RunLog(await this.#openLog(run.logPath), this.#clock, this.#batch);
+      const header = recordJson(runHeaderDocument(run.spec.header), this.#redactor);
+      await writeFilesAtomic(run.dir, [{ name: "run.json", text: header }], {
+        random: this.#random,
+        syncer: this.#syncer,
+      });
+    });
   }
 
   /** Consumes one run event. */
@@ -160,7 +201,7 @@ export class RecordWriter {
         const slot = this.#slotAt[event.slot.position];
         const run = this.#runAt[event.slot.position];
         if (!slot || !run) return;
-        const header: AttemptHeader = {
+        this.#started.set(slot.position, {
           attemptId: event.attemptId,
           originRunId: run.spec.header.runId,
           experimentId: run.spec.header.experimentId,
@@ -170,17 +211,8 @@ export class RecordWriter {
           executionIdentityDigest: slot.executionIdentityDigest,
           kind: slot.kind,
           startedAt: event.at,
-        };
-        const attempt: AttemptState = {
-          run,
-          header,
-          dir: childPath(run.attemptsDir, event.attemptId),
-          settled: false,
-          dirCreated: false,
-        };
-        this.#attempts.set(slot.position, attempt);
+        });
         run.pendingAttempts.add(event.attemptId);
-        this.#queue.push(slot.position, { kind: "reserve", attempt });
         return;
       }
       case "attempt_end":
@@ -207,13 +239,16 @@ export class RecordWriter {
           if (event.experimentId !== null && run.spec.header.experimentId !== event.experimentId) {
             continue;
           }
-          run.diagnostics.push({
-            code: event.code,
-            level: event.level,
-            message: event.message,
-            evalId: event.evalId,
-            data: event.data,
-          });
+          this.#append(
+            run,
+            diagnosticRecord({
+              code: event.code,
+              level: event.level,
+              message: event.message,
+              evalId: event.evalId,
+              data: event.data,
+            }),
+          );
         }
         return;
       }
@@ -223,72 +258,74 @@ export class RecordWriter {
   }
 
   /**
-   * Waits for pending writes, closes unfilled slots as `interrupted`, then publishes every Run
-   * whose slots all have members and whose Attempts are all final (REC-9 steps 6–7). Returns the
-   * IDs of the published Runs.
+   * Waits for pending appends, closes unfilled slots as `interrupted`, then publishes every Run
+   * whose slots all have members and whose Attempts are all durable: the end record, then
+   * `complete`. Closes every log. Returns the IDs of the published Runs.
    */
   async finish(completion: "completed" | "interrupted"): Promise<string[]> {
-    await this.#drain();
+    await this.flush();
     for (const run of this.#runs) {
       for (const slot of run.spec.slots) {
         if (!run.members.has(slot.slotId)) this.#member(run, slot, "interrupted", null, null);
       }
     }
-    await this.#drain();
+    await this.flush();
     const published: string[] = [];
     for (const run of this.#runs) {
-      if (this.#guard.failure || run.pendingAttempts.size > 0) continue;
+      if (this.#failure || run.pendingAttempts.size > 0) continue;
       if (await this.#publish(run, completion)) published.push(run.spec.header.runId);
     }
+    await this.close();
     return published;
   }
 
   /**
-   * Publishes one Run (REC-9 steps 6–7). Before the marker: one fsync of `attempts/` (the entries
-   * of the Attempt directories), the final `run.json` (its write fsyncs the Run directory) and one
-   * fsync of `runs/` (the Run's own entry), so everything the marker publishes is durable first.
-   * Then `complete`: exclusive create, fsync, fsync the Run directory and `runs/`. If a step after
-   * the create fails, the marker is removed again: the Run stays unpublished.
+   * Publishes one Run: its end record, durable, then `complete` (exclusive create, fsync, fsync of
+   * the Run directory) and one fsync of `runs/`. If a step after the create fails, the marker is
+   * removed again: the Run stays unpublished.
    */
   async #publish(run: RunState, completion: "completed" | "interrupted"): Promise<boolean> {
-    const attempts = run.attemptsDir;
+    this.#append(run, endRecord(this.#clock.now(), completion));
+    await this.flush();
+    if (this.#failure) return false;
     const runs = join(this.#root, "runs");
-    const final = runDocument(
-      run.spec.header,
-      { completedAt: this.#clock.now(), completion },
-      run.diagnostics,
-    );
-    const ready = await this.#guard.run(attempts, () => this.#syncer.sync(attempts)) &&
-      await this.#guard.write(run.dir, "run.json", final) &&
-      await this.#guard.run(runs, () => this.#syncer.sync(runs));
-    if (!ready) return false;
     const marker = childPath(run.dir, "complete");
-    const created = await this.#guard.run(
+    const created = await this.#step(
       marker,
       () => createExclusive(marker, "", { syncer: this.#syncer }),
     );
-    if (created && await this.#guard.run(runs, () => this.#syncer.sync(runs))) return true;
-    if (!(this.#guard.failure?.cause instanceof Deno.errors.AlreadyExists)) {
+    if (created && await this.#step(runs, () => this.#syncer.sync(runs))) return true;
+    const failure = this.#failure as RecordWriteError | undefined;
+    if (!(failure?.cause instanceof Deno.errors.AlreadyExists)) {
       await Deno.remove(marker).catch(() => undefined);
     }
     return false;
   }
 
   /**
-   * `null` while the write backlog is small; else a promise that resolves once it has shrunk
-   * (`runPlan`'s `backpressure`). Without it, Attempts that end faster than the Record can store
-   * them pile up their results in memory.
+   * Flushes and closes every log without publishing anything: the Runs stay unpublished, as after
+   * a kill (salvage seals them later). `finish` closes the logs itself.
+   */
+  async close(): Promise<void> {
+    for (const run of this.#runs) await run.log?.close().catch(() => undefined);
+  }
+
+  /**
+   * `null` while few appended records wait for their sync; else a promise that resolves once every
+   * log has synced (`runPlan`'s `backpressure`).
    */
   backpressure(): Promise<void> | null {
-    return this.#queue.size <= BACKLOG_HIGH ? null : this.#queue.whenAtMost(BACKLOG_LOW);
+    let unsynced = 0;
+    for (const run of this.#runs) unsynced += run.log?.unsynced ?? 0;
+    return unsynced <= BACKLOG_HIGH ? null : this.flush();
   }
 
-  /** Waits until every queued write has finished. */
-  flush(): Promise<void> {
-    return this.#drain();
+  /** Resolves once every record appended so far is durable (or failed). */
+  async flush(): Promise<void> {
+    await Promise.all(this.#runs.map((run) => run.log?.flush()));
   }
 
-  /** True when a reserved Attempt has no final `attempt.json` (INT-4); call after `flush()`. */
+  /** True when a started Attempt is not durable as settled (INT-4); call after `flush()`. */
   hasUnsettledAttempts(): boolean {
     return this.#runs.some((run) => run.pendingAttempts.size > 0);
   }
@@ -296,12 +333,13 @@ export class RecordWriter {
   #settle(position: number, result: AttemptResult): void {
     const slot = this.#slotAt[position];
     const run = this.#runAt[position];
-    const attempt = this.#attempts.get(position);
-    if (!slot || !run || !attempt) return;
-    attempt.settled = true;
-    this.#attempts.delete(position);
-    const files = settledFiles(attempt.header, result, this.#guard.redactor);
-    this.#queue.push(position, { kind: "settle", attempt, files });
+    const header = this.#started.get(position);
+    if (!slot || !run || !header) return;
+    this.#started.delete(position);
+    const attemptId = header.attemptId;
+    this.#append(run, () => settledAttemptRecord(header, result), () => {
+      run.pendingAttempts.delete(attemptId);
+    });
     this.#member(run, slot, "executed", {
       originRunId: run.spec.header.runId,
       attemptId: result.attemptId,
@@ -312,15 +350,58 @@ export class RecordWriter {
     run: RunState,
     slot: WriterSlot,
     action: MemberAction,
-    attempt: { originRunId: string; attemptId: string } | null,
+    attempt: { readonly originRunId: string; readonly attemptId: string } | null,
     reason: string | null,
   ): void {
     if (run.members.has(slot.slotId)) return;
     run.members.add(slot.slotId);
-    this.#queue.push(slot.position, { kind: "member", run, slot, action, attempt, reason });
+    this.#append(
+      run,
+      memberRecord({
+        slotId: slot.slotId,
+        evalId: slot.evalId,
+        ordinal: slot.ordinal,
+        action,
+        attempt: attempt
+          ? { originRunId: attempt.originRunId, attemptId: attempt.attemptId }
+          : null,
+        reason,
+      }),
+    );
   }
 
-  #drain(): Promise<void> {
-    return this.#queue.idle();
+  /**
+   * Appends one record to a Run's log; `onDurable` runs once its batch is synced. Serializing can
+   * fail (an event that is not JSON): that is the write's failure, as for an I/O error.
+   */
+  #append(run: RunState, record: unknown | (() => unknown), onDurable?: () => void): void {
+    const log = run.log;
+    if (this.#failure || log === null) return;
+    let line: string;
+    try {
+      line = recordLine(typeof record === "function" ? record() : record, this.#redactor);
+    } catch (error) {
+      this.#fail(run.logPath, error);
+      return;
+    }
+    log.append(line).then(onDurable, (error) => this.#fail(run.logPath, error));
+  }
+
+  /** Runs one write step; false when it failed or an earlier write failed. */
+  async #step(path: string, work: () => Promise<unknown>): Promise<boolean> {
+    if (this.#failure) return false;
+    try {
+      await work();
+      return true;
+    } catch (error) {
+      this.#fail(path, error);
+      return false;
+    }
+  }
+
+  #fail(path: string, error: unknown): void {
+    if (this.#failure) return;
+    this.#failure = new RecordWriteError(path, errorMessage(error), { cause: error });
+    this.onFailure(this.#failure);
   }
 }

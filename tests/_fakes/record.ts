@@ -9,6 +9,7 @@ export type SlotFill =
   | { readonly kind: "executed"; readonly result: AttemptResult }
   | { readonly kind: "not-dispatched"; readonly reason: NotDispatchedReason }
   | { readonly kind: "carried"; readonly originRunId: string; readonly attemptId: string }
+  /** A started Attempt that never settled: nothing of it is in the log, the Run stays unpublished. */
   | { readonly kind: "reserved"; readonly attemptId: string };
 
 /** One slot of a written Run. */
@@ -35,6 +36,37 @@ export const CONFIG_A = digestOf({ config: "a" });
 export const CONFIG_B = digestOf({ config: "b" });
 export const INPUT_1 = digestOf({ input: 1 });
 export const INPUT_2 = digestOf({ input: 2 });
+
+/**
+ * The spec of a Run of experiment "exp" with one pass slot (ordinal 0) per eval ID, nothing
+ * carried, every slot with configuration A and input 1.
+ */
+export function passRunSpec(runId: string, startedAt: number, evalIds: readonly string[]): RunSpec {
+  const slots = evalIds.map((evalId, position) => ({
+    position,
+    slotId: slotIdOf(evalId, 0),
+    evalId,
+    ordinal: 0,
+    kind: "pass" as const,
+    groupId: null,
+    inputFingerprint: INPUT_1,
+    executionIdentityDigest: digestOf({ configHash: CONFIG_A, inputFingerprint: INPUT_1 }),
+    carried: null,
+  }));
+  return {
+    header: {
+      runId,
+      invocationId: uuidOf(`inv-${runId}`),
+      experimentId: "exp",
+      niceevalVersion: "0.1.0",
+      startedAt,
+      config: { agent: "det", model: null, flags: {}, provider: null, configHash: CONFIG_A },
+      options: { attempts: 1, earlyExit: false, timeoutMs: null, budgetUSD: null, rerun: "none" },
+      expectedSlots: slots.map(({ carried: _, position: __, ...slot }) => slot),
+    },
+    slots,
+  };
+}
 
 /** Writes one Run of `experimentId` with the given slots; returns whether it was published. */
 export async function writeRun(

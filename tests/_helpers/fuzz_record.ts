@@ -1,5 +1,5 @@
 /**
- * A small published Record to damage, and an in-process runner for hostile-Record tests: one
+ * A small published Record (layout v2) to damage, and an in-process runner for hostile-Record tests: one
  * project (imported once per process), one pristine Record, and per case a copy of the Record
  * next to sentinel files that must never be read.
  */
@@ -8,8 +8,10 @@ import { closeSync, constants, openSync } from "node:fs";
 import { join } from "node:path";
 import { main } from "../../src/cli/main.ts";
 import { locatorOf } from "../../src/record/mod.ts";
+import { frame } from "../../src/record/log.ts";
 import { createFakeIo } from "../_fakes/io.ts";
 import { createSeededRandom } from "../_fakes/random.ts";
+import { readRunFiles } from "./record_files.ts";
 
 /** Text of every sentinel file: it must never appear in any output. */
 export const SENTINEL = "SENTINEL-7f3c";
@@ -70,7 +72,7 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-const DOCS = ["attempt.json", "assertions.json", "events.json", "run.json", "record.json"];
+const DOCS = ["run.json", "record.json", "records.log"];
 /** A hang detector only: no test waits for it to make anything happen. */
 const HANG_MS = 20_000;
 
@@ -109,16 +111,14 @@ export async function createRecordBed(): Promise<RecordBed> {
   const runIds: string[] = [];
   for await (const e of Deno.readDir(join(pristine, "runs"))) runIds.push(e.name);
   // Both Runs start at the same fake time: the executing one is the one with Attempts.
-  const executed = await Promise.all(runIds.map(async (id) => {
-    for await (const _ of Deno.readDir(join(pristine, "runs", id, "attempts"))) return 0;
-    return 1;
-  }));
-  runIds.sort((a, b) => executed[runIds.indexOf(a)]! - executed[runIds.indexOf(b)]!);
-  const attemptIds: string[] = [];
-  for await (const e of Deno.readDir(join(pristine, "runs", runIds[0]!, "attempts"))) {
-    attemptIds.push(e.name);
+  const attemptsOf = new Map<string, string[]>();
+  for (const id of runIds) {
+    attemptsOf.set(id, [...(await readRunFiles(pristine, id)).attempts.keys()].sort());
   }
-  attemptIds.sort();
+  runIds.sort((a, b) =>
+    (attemptsOf.get(a)!.length > 0 ? 0 : 1) - (attemptsOf.get(b)!.length > 0 ? 0 : 1)
+  );
+  const attemptIds = attemptsOf.get(runIds[0]!)!;
   return {
     dir,
     project,
@@ -139,6 +139,11 @@ export async function createRecordBed(): Promise<RecordBed> {
       for (const name of DOCS) {
         await Deno.writeTextFile(join(outsideFile, name), JSON.stringify({ format: SENTINEL }));
       }
+      // A log of whole records, so that only refusing to read it keeps the sentinel out.
+      await Deno.writeFile(
+        join(outsideFile, "records.log"),
+        frame(JSON.stringify({ record: "diagnostic", diagnostic: { message: SENTINEL } })),
+      );
       await mkfifo(...caseFifos);
       fifos.push(...caseFifos);
       await Deno.writeTextFile(join(outsideFile, "complete"), "");

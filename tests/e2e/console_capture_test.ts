@@ -1,11 +1,12 @@
 /**
  * `console.*` of user code (ERR-4, authoring.md §7.1 rule 2, docs/console_output.md): output
- * made during an Attempt goes to that Attempt's log (`events.json` `logs`, `show @locator`),
- * never to stdout; output outside any Attempt goes to stderr under `--json`.
+ * made during an Attempt goes to that Attempt's log (the `logs` of its events document in the
+ * Run's `records.log`, `show @locator`), never to stdout; output outside any Attempt goes to
+ * stderr under `--json`.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { ndjson, tempProject } from "../_helpers/cli.ts";
+import { readRunFiles } from "../_helpers/record_files.ts";
 
 type Json = Record<string, unknown>;
 
@@ -27,10 +28,10 @@ Deno.test("niceeval exp: console output of a test body stays out of --json stdou
   const attempt = (evalId: string) =>
     events.find((e) => e.type === "attempt_start" && e.evalId === evalId)!;
 
-  await t.step("each Attempt's events.json holds exactly its own console output", async () => {
-    const logsOf = async (evalId: string) => {
-      const path = join(root, "runs", runId, "attempts", `${attempt(evalId).attemptId}`);
-      const doc = JSON.parse(await Deno.readTextFile(join(path, "events.json")));
+  await t.step("each Attempt's events document holds exactly its own console output", async () => {
+    const run = await readRunFiles(root, runId);
+    const logsOf = (evalId: string) => {
+      const doc = run.attempts.get(`${attempt(evalId).attemptId}`)!.events;
       return (doc.logs as { text: string }[]).map((l) => l.text);
     };
     assert.deepEqual((await logsOf("chatty")).sort(), [
@@ -91,11 +92,11 @@ export default defineEval({
   assert.deepEqual(ended.map((e) => e.verdict), ["passed", "passed", "passed"]);
   const start = events[0]!;
   const runId = (start.runs as { runId: string }[])[0]!.runId;
-  await Deno.stat(join(start.recordRoot as string, "runs", runId, "complete"));
+  const run = await readRunFiles(start.recordRoot as string, runId);
+  assert.equal(run.published, true);
   // Where the runtime reports them decides the stream: the Attempt's log or stderr, never stdout.
   const stray = ended.find((e) => e.evalId === "stray")!;
-  const dir = join(start.recordRoot as string, "runs", runId, "attempts", `${stray.attemptId}`);
-  const logs = await Deno.readTextFile(join(dir, "events.json"));
+  const logs = JSON.stringify(run.attempts.get(`${stray.attemptId}`)!.events);
   for (const text of ["stray rejection ABC123", "stray throw DEF456"]) {
     assert.ok(logs.includes(text) || r.stderr.includes(text), `${text}: ${logs}\n${r.stderr}`);
     assert.ok(!r.stdout.includes(text), r.stdout);

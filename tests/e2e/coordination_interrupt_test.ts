@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { leaseDirOf } from "../../src/coordination/mod.ts";
 import { ndjson } from "../_helpers/cli.ts";
+import { readRunFiles } from "../_helpers/record_files.ts";
 import {
   type CoordProject,
   coordProject,
@@ -35,13 +36,9 @@ async function interruptTwiceAfter(a: Running, p: CoordProject, mark?: string): 
 }
 
 async function attemptOutcomes(p: CoordProject, runId: string): Promise<string[]> {
-  const dir = join(p.dir, ".niceeval/record/runs", runId, "attempts");
-  const out: string[] = [];
-  for (const path of (await tree(dir)).filter((path) => path.endsWith("/attempt.json"))) {
-    const attempt = JSON.parse(await Deno.readTextFile(join(dir, path)));
-    out.push(`${attempt.evalId} ${attempt.outcome}`);
-  }
-  return out.sort();
+  const run = await readRunFiles(join(p.dir, ".niceeval/record"), runId);
+  return [...run.attempts.values()].map(({ attempt }) => `${attempt.evalId} ${attempt.outcome}`)
+    .sort();
 }
 
 for (const [id, signal] of [["S124", "SIGINT"], ["S126", "SIGTERM"]] as const) {

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { leaseDirOf } from "../../src/coordination/mod.ts";
 import { ndjson } from "../_helpers/cli.ts";
+import { readRunFiles } from "../_helpers/record_files.ts";
 import {
   alive,
   type CoordProject,
@@ -108,19 +109,20 @@ Deno.test("S80 a failed pooled-sandbox stop retains the lease, records it withou
   assert.ok(!names.includes("released-0000000001.json"));
   const receipt = ndjson(a.stdout).at(-1)!;
   const [runId] = receipt.runIds as string[];
-  const run = JSON.parse(await p.read(`.niceeval/record/runs/${runId}/run.json`));
-  const codes = run.diagnostics.map((d: { code: string }) => d.code);
+  const run = await readRunFiles(join(p.dir, ".niceeval/record"), runId!);
+  const codes = run.diagnostics.map((d) => d.code);
   assert.ok(codes.includes("sandbox-reuse-cleanup-failed"), JSON.stringify(codes));
-  const diagnostic = run.diagnostics.find((d: { code: string }) =>
-    d.code === "state-lease-recovery-required"
-  );
+  const diagnostic = run.diagnostics.find((d) => d.code === "state-lease-recovery-required")!;
   assert.deepEqual(diagnostic.data, {
     experimentId: "boxed",
     sharedStateKey: KEY,
     reason: "cleanup-failed",
   });
   const token = String((await leaseRecord(p, "owner-0000000001.json")).ownerToken);
-  assert.ok(!JSON.stringify(run).includes(token));
+  for (const file of ["run.json", "records.log"]) {
+    const text = await p.read(`.niceeval/record/runs/${runId}/${file}`);
+    assert.ok(!text.includes(token), `${file} never holds the token`);
+  }
   assert.ok(!a.stdout.includes(token), "the live output never shows the token either");
   await using b = p.start(["exp", "boxed", "--record", "rb", "--json"], "B");
   const notice = await b.waitForEvent((e) => e.code === "state-lease-waiting", "B waits");

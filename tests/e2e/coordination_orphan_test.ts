@@ -76,7 +76,9 @@ Deno.test("S65 a live registration of another process is left alone exits 0", as
 Deno.test("S68 an orphan is recovered before the receipt even when every ordinal is carried exits 0", async () => {
   await using p = await coordProject();
   assert.equal((await p.exec(["exp", "hooks", "steps/0000"], "A")).code, 0);
-  await killDuring(p, ["hooks", "steps/0000", "--rerun", "all"], "B", "attempt");
+  // B records on another root: on this one, C would salvage B's Run (docs/record.md "Salvage") and
+  // carry from it, where steps/0000 is interrupted, so the ordinal would run again.
+  await killDuring(p, ["hooks", "steps/0000", "--rerun", "all", "--record", "r2"], "B", "attempt");
   const c = await p.exec(["exp", "hooks", "steps/0000", "--json"], "C");
   assert.equal(c.code, 0, c.stderr);
   const events = ndjson(c.stdout);

@@ -1,14 +1,12 @@
 /**
  * Where eval code threw, end to end (Hardening, defect 9): on `throwing_project`, whose eval does
- * `x.foo!.bar()` two frames deep, the NDJSON stream, the Record's `attempt.json`, `show @locator`,
- * the `--junit` file and the human lines all name `evals/throws.eval.ts:4:17`; a thrown string
- * gets no location.
+ * `x.foo!.bar()` two frames deep, the NDJSON stream, the Attempt's record in the Run's
+ * `records.log`, `show @locator`, the `--junit` file and the human lines all name
+ * `evals/throws.eval.ts:4:17`; a thrown string gets no location.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { ndjson, tempProject } from "../_helpers/cli.ts";
-
-type Json = Record<string, unknown>;
+import { readRunFiles } from "../_helpers/record_files.ts";
 
 /** `return x.foo!.bar();` on line 4: V8 reports the column of the property it could not read. */
 const LOCATION = "evals/throws.eval.ts:4:17";
@@ -34,10 +32,9 @@ Deno.test("niceeval exp: an eval that throws names its file:line:col in every re
     assert.deepEqual([of("error", "plain").location, of("error", "plain").stack], [null, null]);
   });
 
-  await t.step("Record: attempt.json error carries location and stack", async () => {
-    const root = events[0]!.recordRoot as string;
-    const file = join(root, "runs", end.runId as string, "attempts", end.attemptId as string);
-    const doc = JSON.parse(await Deno.readTextFile(join(file, "attempt.json"))) as Json;
+  await t.step("Record: the attempt record's error carries location and stack", async () => {
+    const run = await readRunFiles(events[0]!.recordRoot as string, end.runId as string);
+    const doc = run.attempts.get(end.attemptId as string)!.attempt;
     assert.deepEqual(doc.error, {
       code: "test-threw",
       phase: "test",

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ndjson, REPO, tempProject } from "../_helpers/cli.ts";
+import { readRunFiles } from "../_helpers/record_files.ts";
 
 const EXAMPLE = join(REPO, "examples", "keyless");
 
@@ -42,32 +43,30 @@ Deno.test("niceeval exp: the keyless example runs, carries and reports exits 0",
     const runs = await runDirs(p.dir);
     assert.equal(runs.length, 1);
     firstRun = runs[0]!;
-    const runDir = join(p.dir, ".niceeval", "record", "runs", firstRun);
-    assert.deepEqual(await names(runDir), ["attempts", "complete", "members", "run.json"]);
+    const root = join(p.dir, ".niceeval", "record");
+    const runDir = join(root, "runs", firstRun);
+    assert.deepEqual(await names(runDir), ["complete", "records.log", "run.json"]);
     assert.equal((await Deno.stat(join(runDir, "complete"))).size, 0);
-    const record = await readJson(join(p.dir, ".niceeval", "record", "record.json"));
+    const record = await readJson(join(root, "record.json"));
     assert.equal(record.format, "niceeval.record");
-    const members = await names(join(runDir, "members"));
-    assert.equal(members.length, 4);
-    for (const m of members) {
-      assert.equal((await readJson(join(runDir, "members", m))).action, "executed");
+    assert.equal(record.schemaVersion, 2);
+    const run = await readRunFiles(root, firstRun);
+    assert.equal(run.published, true);
+    assert.equal(run.tornBytes, 0);
+    assert.equal(run.members.size, 4);
+    for (const member of run.members.values()) assert.equal(member.action, "executed");
+    assert.equal(run.attempts.size, 4);
+    for (const { attempt, assertions, events } of run.attempts.values()) {
+      assert.equal(assertions.format, "niceeval.assertions");
+      assert.equal(events.format, "niceeval.events");
+      assert.equal(attempt.outcome, "completed");
+      assert.equal(typeof attempt.startedAt, "string");
+      assert.equal(typeof attempt.endedAt, "string");
     }
-    const attempts = await names(join(runDir, "attempts"));
-    assert.equal(attempts.length, 4);
-    for (const a of attempts) {
-      assert.deepEqual(await names(join(runDir, "attempts", a)), [
-        "assertions.json",
-        "attempt.json",
-        "events.json",
-      ]);
-      const doc = await readJson(join(runDir, "attempts", a, "attempt.json"));
-      assert.equal(doc.outcome, "completed");
-      assert.equal(typeof doc.startedAt, "string");
-      assert.equal(typeof doc.endedAt, "string");
-    }
-    const run = await readJson(join(runDir, "run.json"));
-    assert.equal(run.completion, "completed");
-    assert.equal((run.expectedSlots as unknown[]).length, 4);
+    assert.equal(run.end?.completion, "completed");
+    assert.equal(run.records.at(-1), run.end, "the end record closes the log");
+    assert.equal(run.header.completion, undefined, "the header is written once, at start");
+    assert.equal((run.header.expectedSlots as unknown[]).length, 4);
   });
   await t.step("a second exp local carries every slot and executes nothing", async () => {
     const r = await p.run(["exp", "local", "--json"]);
@@ -80,10 +79,10 @@ Deno.test("niceeval exp: the keyless example runs, carries and reports exits 0",
     assert.equal(start.reused, 4);
     assert.equal(start.toRun, 0);
     const second = (await runDirs(p.dir)).find((id) => id !== firstRun)!;
-    const runDir = join(p.dir, ".niceeval", "record", "runs", second);
-    assert.deepEqual(await names(join(runDir, "attempts")), []);
-    for (const m of await names(join(runDir, "members"))) {
-      const member = await readJson(join(runDir, "members", m));
+    const run = await readRunFiles(join(p.dir, ".niceeval", "record"), second);
+    assert.equal(run.attempts.size, 0);
+    assert.equal(run.members.size, 4);
+    for (const member of run.members.values()) {
       assert.equal(member.action, "carried");
       assert.equal((member.attempt as Record<string, string>).originRunId, firstRun);
     }

@@ -11,7 +11,10 @@
  *   Experiment a retained key (LEASE-9); explicit recovery (LEASE-10) then exits 0 and runs the
  *   teardown exactly once; the free Experiment's registration is recovered by a rerun, whose
  *   startup recovery (ORPH-3) runs the teardown exactly once and exits 0;
- * - `clean` exits 0 and removes exactly the unpublished Runs (CMD-17, ROOT-5).
+ * - `clean` exits 0, salvages each killed Run that has its header (published `crashed`, its
+ *   settled Attempts kept, one member per slot, no torn record) and removes the other unpublished
+ *   Runs (CMD-17, ROOT-5, docs/record.md);
+ * - the next run carries the salvaged Attempts and runs only the slots salvage interrupted.
  *
  * The seed is fixed in CI; `NICEEVAL_FUZZ_SEED=<n>` explores others. A failing step names its
  * iteration and k, which with the seed reproduce the kill point (up to scheduling).
@@ -23,6 +26,7 @@ import { leaseDirOf, teardownsDirOf } from "../../src/coordination/mod.ts";
 import { createSeededRandom } from "../_fakes/random.ts";
 import { type CliResult, ndjson, type TempProject, tempProject } from "../_helpers/cli.ts";
 import { fuzzSeed } from "../_helpers/fuzz.ts";
+import { readRunFiles } from "../_helpers/record_files.ts";
 
 type Json = Record<string, unknown>;
 
@@ -188,12 +192,30 @@ async function checkLeftovers(loop: LoopProject, tag: string, pid: number) {
   return { retained, lease, freeOrphans: registrations.free!.length };
 }
 
+/** What an unpublished Run holds: salvageable (a header), empty (nothing), or neither. */
+async function leftKind(root: string, runId: string): Promise<"salvageable" | "empty" | "other"> {
+  const dir = join(root, "runs", runId);
+  try {
+    await readRunFiles(root, runId);
+    return "salvageable";
+  } catch {
+    const entries = await Array.fromAsync(Deno.readDir(dir)).catch(() => []);
+    const onlyEmptyLog = await Promise.all(
+      entries.map(async (e) =>
+        e.name === "records.log" && e.isFile && (await Deno.lstat(join(dir, e.name))).size === 0
+      ),
+    );
+    return onlyEmptyLog.every(Boolean) ? "empty" : "other";
+  }
+}
+
 /** `show` over every published Run and `exp --dry`, both readers of published Runs only. */
 async function checkReaders(loop: LoopProject, tag: string): Promise<void> {
   const ids = await loop.runIds();
   const published: string[] = [];
   for (const id of ids) if (await loop.published(id)) published.push(id);
-  const unpublished = ids.length - published.length;
+  const unpublished = ids.filter((id) => !published.includes(id));
+  const kinds = await Promise.all(unpublished.map((id) => leftKind(loop.root, id)));
   const [show, dry] = await Promise.all([
     loop.run(["show", ...published.flatMap((id) => ["--run", id]), "--json"], tag),
     loop.run(["exp", "--dry", "--json"], tag),
@@ -201,15 +223,26 @@ async function checkReaders(loop: LoopProject, tag: string): Promise<void> {
   assert.equal(show.code, 0, show.stderr);
   const rows = JSON.parse(show.stdout).rows as Json[];
   assert.equal(rows.length, SLOTS_PER_RUN * published.length, "every published Run is readable");
-  assert.ok(rows.every((r) => r.attempt !== null && (r.attempt as Json).verdict === "passed"));
+  // Only a salvaged (crashed) Run has interrupted slots; every other slot holds a passed Attempt.
+  assert.ok(
+    rows.every((r) =>
+      r.state === "interrupted"
+        ? r.attempt === null
+        : r.attempt !== null && (r.attempt as Json).verdict === "passed"
+    ),
+  );
   assert.equal(dry.code, 0, dry.stderr);
   const plan = JSON.parse(dry.stdout);
   assert.deepEqual([plan.reused, plan.toRun], [EXPERIMENTS.length * SLOTS_PER_RUN, 0]);
   for (const row of plan.rows as Json[]) assert.ok(published.includes(row.sourceRunId as string));
   assert.deepEqual(
     (plan.problems as Json[]).map((x) => x.code),
-    unpublished > 0 ? ["record-unpublished-runs"] : [],
+    [
+      ...(kinds.includes("salvageable") ? ["record-salvage-pending"] : []),
+      ...(unpublished.length > 0 ? ["record-unpublished-runs"] : []),
+    ],
   );
+  assert.deepEqual(await loop.runIds(), ids, "exp --dry salvaged or removed nothing");
 }
 
 /** LEASE-10 recovery of a retained key: exits 0 and runs the teardown exactly once. */
@@ -233,38 +266,122 @@ async function recoverKey(loop: LoopProject, owner: Json, tag: string): Promise<
   assert.equal(lease.released, true);
 }
 
-/** `clean` exits 0 and removes exactly the unpublished Runs; published ones stay. */
-async function checkClean(loop: LoopProject, tag: string): Promise<void> {
+/** What salvage kept of one killed Run: AttemptIds by EvalId, and the slots it interrupted. */
+interface Salvaged {
+  readonly runId: string;
+  readonly kept: ReadonlyMap<string, string>;
+  readonly interrupted: number;
+}
+
+/**
+ * `clean` exits 0, salvages the killed Runs that have a header (published `crashed` with their
+ * settled Attempts) and removes the other unpublished Runs; published ones stay.
+ */
+async function checkClean(loop: LoopProject, tag: string): Promise<Salvaged[]> {
   const ids = await loop.runIds();
   const published: string[] = [];
   for (const id of ids) if (await loop.published(id)) published.push(id);
-  const removed = ids.length - published.length;
+  const salvageable: string[] = [];
+  let removed = 0;
+  for (const id of ids.filter((id) => !published.includes(id))) {
+    const kind = await leftKind(loop.root, id);
+    if (kind === "salvageable") salvageable.push(id);
+    else if (kind === "other") removed++;
+  }
+  const salvaged: Salvaged[] = [];
+  for (const runId of salvageable) {
+    const files = await readRunFiles(loop.root, runId);
+    const kept = new Map<string, string>();
+    for (const { attempt } of files.attempts.values()) {
+      kept.set(attempt.evalId as string, attempt.attemptId as string);
+    }
+    const slots = (files.header.expectedSlots as Json[]).length;
+    salvaged.push({ runId, kept, interrupted: slots - kept.size });
+  }
   const r = await loop.run(["clean"], tag);
   assert.equal(r.code, 0, r.stderr);
+  const kept = salvaged.reduce((n, x) => n + x.kept.size, 0);
+  const lines = [
+    ...(salvaged.length > 0
+      ? [
+        `salvaged ${salvaged.length} run(s) left by a killed process in ${loop.root}: ${kept} finished Attempt(s) kept, published as crashed`,
+      ]
+      : []),
+    ...(removed > 0 ? [`removed ${removed} unpublished run(s) from ${loop.root}`] : []),
+  ];
   assert.equal(
     r.stdout,
-    removed > 0
-      ? `removed ${removed} unpublished run(s) from ${loop.root}\n`
-      : `nothing to clean in ${loop.root}\n`,
+    `${lines.length > 0 ? lines.join("\n") : `nothing to clean in ${loop.root}`}\n`,
   );
-  assert.deepEqual(await loop.runIds(), published);
+  assert.deepEqual(await loop.runIds(), [...published, ...salvageable].sort());
+  for (const { runId, kept } of salvaged) {
+    const files = await readRunFiles(loop.root, runId);
+    assert.ok(files.published, `${runId} is published`);
+    assert.equal(files.tornBytes, 0);
+    assert.ok(["crashed", "completed"].includes(files.end?.completion as string));
+    const members = files.records.filter((x) => x.record === "member");
+    assert.equal(members.length, (files.header.expectedSlots as Json[]).length, "one per slot");
+    const show = await loop.run(["show", "--run", runId, "--json"], tag);
+    assert.equal(show.code, 0, show.stderr);
+    for (const row of JSON.parse(show.stdout).rows as Json[]) {
+      const attemptId = kept.get(row.evalId as string);
+      assert.deepEqual(
+        [row.state, (row.attempt as Json | null)?.attemptId ?? null],
+        attemptId ? ["executed", attemptId] : ["interrupted", null],
+      );
+    }
+  }
+  return salvaged;
 }
 
-/** A rerun recovers the free Experiment's orphan once at startup, carries everything, exits 0. */
-async function rerunRecovers(loop: LoopProject, orphans: number, tag: string): Promise<void> {
+/**
+ * A rerun recovers the free Experiment's orphans once at startup, carries every slot but the ones
+ * salvage interrupted (the salvaged Attempts among them), runs those, and exits 0.
+ */
+async function rerunRecovers(
+  loop: LoopProject,
+  orphans: number,
+  salvaged: readonly Salvaged[],
+  tag: string,
+): Promise<void> {
   const r = await loop.run(["exp", "--json"], tag);
   assert.equal(r.code, 0, r.stderr);
   const events = ndjson(r.stdout);
-  assert.deepEqual([events[0]!.reused, events[0]!.toRun], [EXPERIMENTS.length * SLOTS_PER_RUN, 0]);
+  const toRun = salvaged.reduce((n, x) => n + x.interrupted, 0);
+  assert.deepEqual(
+    [events[0]!.reused, events[0]!.toRun],
+    [EXPERIMENTS.length * SLOTS_PER_RUN - toRun, toRun],
+  );
   const ran = events.filter((e) => e.code === "orphan-teardown-ran");
   assert.equal(ran.length, orphans, JSON.stringify(events));
   const hooks = (await loop.hookLines(tag)).map((l) => `${l.event} ${l.experimentId}`);
+  const running = new Set(
+    events.filter((e) => e.type === "attempt_start").map((e) => e.experimentId as string),
+  );
   assert.deepEqual(
-    hooks,
-    Array.from({ length: orphans }, () => ["teardown-start free", "teardown-end free"]).flat(),
-    "each orphan's teardown ran exactly once, and nothing else ran",
+    hooks.sort(),
+    [
+      ...Array.from({ length: orphans }, () => ["teardown-start free", "teardown-end free"]).flat(),
+      ...[...running].flatMap((id) =>
+        ["setup-start", "setup-end", "teardown-start", "teardown-end"].map((e) => `${e} ${id}`)
+      ),
+    ].sort(),
+    "each orphan's teardown ran exactly once, and only Experiments with slots to run set up",
   );
   assert.deepEqual(await loop.registrations(), { free: [], leased: [] });
+  // The salvaged Attempts are carried into the new Runs.
+  const runIds = events.at(-1)!.runIds as string[];
+  const show = await loop.run(["show", ...runIds.flatMap((id) => ["--run", id]), "--json"], tag);
+  assert.equal(show.code, 0, show.stderr);
+  const rows = JSON.parse(show.stdout).rows as Json[];
+  for (const { runId, kept } of salvaged) {
+    for (const [evalId, attemptId] of kept) {
+      const row = rows.find((x) =>
+        x.evalId === evalId && (x.attempt as Json | null)?.attemptId === attemptId
+      );
+      assert.ok(row !== undefined && row.state === "carried", `${runId} ${evalId} carried`);
+    }
+  }
 }
 
 Deno.test("niceeval exp: SIGKILL at seeded output lines leaves state that show, --dry, recovery, a rerun and clean handle as specified exits 0", async (t) => {
@@ -275,6 +392,7 @@ Deno.test("niceeval exp: SIGKILL at seeded output lines leaves state that show, 
   const loop = new LoopProject(p, logDir);
   let recoveries = 0;
   let rerunRecoveries = 0;
+  let salvages = 0;
   try {
     const first = await loop.run(["exp", "--rerun", "all", "--json"], "B");
     assert.equal(first.code, 0, first.stderr);
@@ -292,14 +410,16 @@ Deno.test("niceeval exp: SIGKILL at seeded output lines leaves state that show, 
           left.retained ? recoverKey(loop, left.lease.owner!, `R${i}`) : Promise.resolve(),
         );
         if (left.retained) recoveries++;
-        await checkClean(loop, `C${i}`);
-        if (left.freeOrphans > 0) {
-          await rerunRecovers(loop, left.freeOrphans, `N${i}`);
-          rerunRecoveries++;
+        const salvaged = await checkClean(loop, `C${i}`);
+        salvages += salvaged.length;
+        if (left.freeOrphans > 0 || salvaged.some((x) => x.interrupted > 0)) {
+          await rerunRecovers(loop, left.freeOrphans, salvaged, `N${i}`);
+          if (left.freeOrphans > 0) rerunRecoveries++;
         }
       });
     }
-    const tally = `${recoveries} key recoveries, ${rerunRecoveries} startup recoveries`;
+    const tally =
+      `${recoveries} key recoveries, ${rerunRecoveries} startup recoveries, ${salvages} salvaged Runs`;
     await t.step(
       `after ${ITERATIONS} kills (${tally}) a full run takes the key and leaves nothing behind`,
       async () => {

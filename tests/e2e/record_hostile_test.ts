@@ -1,10 +1,13 @@
 /**
  * A hostile Record never makes `show`, `show @<locator>`, `exp --dry` or `exp` read outside the
- * Record root or hang: identifiers are checked before they become paths, symbolic links and FIFOs
- * are refused with lstat, and each is `record-invalid` (exit 2) naming the file.
+ * Record root or hang: identifiers in log records are checked before they become paths, symbolic
+ * links and FIFOs in place of a Run's files are refused with lstat, a record of another Run is
+ * refused, and each is `record-invalid` (exit 2) naming the file.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { frame, scanLog } from "../../src/record/log.ts";
+import { logPathOf } from "../_helpers/record_files.ts";
 import {
   createRecordBed,
   mkfifo,
@@ -17,13 +20,29 @@ const bed = await createRecordBed();
 const [RUN_1, RUN_2] = bed.runIds as [string, string];
 const [ATTEMPT] = bed.attemptIds as [string];
 
-async function memberOf(root: string, runId: string, attemptId: string): Promise<string> {
-  const dir = join(root, "runs", runId, "members");
-  for await (const e of Deno.readDir(dir)) {
-    const doc = JSON.parse(await Deno.readTextFile(join(dir, e.name)));
-    if (doc.attempt?.attemptId === attemptId) return join(dir, e.name);
+type Json = Record<string, unknown>;
+
+/** Rewrites the log of `runId`: `change` gets and returns its frames (bytes, parsed value). */
+async function rewriteLog(
+  root: string,
+  runId: string,
+  change: (frames: { bytes: Uint8Array; value: Json }[]) => Uint8Array[],
+): Promise<string> {
+  const path = logPathOf(root, runId);
+  const bytes = await Deno.readFile(path);
+  const frames = scanLog(bytes).entries.map((e) => ({
+    bytes: bytes.slice(e.offset, e.offset + e.length),
+    value: e.value,
+  }));
+  const parts = change(frames);
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
   }
-  throw new Error("no member");
+  await Deno.writeFile(path, out);
+  return path;
 }
 
 async function assertRecordInvalid(args: readonly string[], root: string, names: string) {
@@ -39,35 +58,63 @@ async function assertRecordInvalid(args: readonly string[], root: string, names:
 
 Deno.test("niceeval show and exp --dry: a member attemptId that climbs out of the root exits 2", async (t) => {
   const c = await bed.newCase();
-  // Both Runs: carry planning reads only the source Run, `show --run` the one it names.
-  const members = [];
+  // Both Runs: carry planning reads only the source Run, `show --run` the one it names. The
+  // records stay whole (a valid checksum): only the identifier check refuses them.
   for (const runId of [RUN_1, RUN_2]) {
-    const member = await memberOf(c.root, runId, ATTEMPT);
-    const doc = JSON.parse(await Deno.readTextFile(member));
-    doc.attempt.attemptId = "../../../../outside/fifo";
-    await Deno.writeTextFile(member, JSON.stringify(doc));
-    members.push(member);
+    await rewriteLog(c.root, runId, (frames) =>
+      frames.map(({ bytes, value }) => {
+        const member = value.member as Json | undefined;
+        const ref = member?.attempt as Json | null | undefined;
+        if (value.record !== "member" || ref?.attemptId !== ATTEMPT) return bytes;
+        const attempt = { ...ref, attemptId: "../../../../outside/fifo" };
+        return frame(JSON.stringify({ ...value, member: { ...member, attempt } }));
+      }));
   }
   for (const args of [["show", "--run", RUN_2], ["exp", "--dry"], ["show", "--json"]]) {
-    await t.step(args.join(" "), () => assertRecordInvalid(args, c.root, "/members/"));
+    await t.step(args.join(" "), () => assertRecordInvalid(args, c.root, "/records.log"));
   }
 });
 
-Deno.test("niceeval exp --dry: an Attempt directory that is a symbolic link out of the root exits 2", async () => {
+Deno.test("niceeval exp --dry: a records.log that is a symbolic link out of the root exits 2", async () => {
   const c = await bed.newCase();
-  const dir = join(c.root, "runs", RUN_1, "attempts", ATTEMPT);
-  const moved = join(c.dir, "outside", "moved");
-  await Deno.rename(dir, moved);
-  await Deno.symlink(moved, dir);
-  await assertRecordInvalid(["exp", "--dry"], c.root, dir);
+  const log = logPathOf(c.root, RUN_1);
+  const moved = join(c.dir, "outside", "moved.log");
+  await Deno.rename(log, moved);
+  await Deno.symlink(moved, log);
+  await assertRecordInvalid(["exp", "--dry"], c.root, log);
 });
 
-Deno.test("niceeval show @<locator>: a FIFO in place of attempt.json exits 2 without hanging", async () => {
+Deno.test("niceeval show --run: a records.log that is a symbolic link to a sentinel log exits 2", async () => {
   const c = await bed.newCase();
-  const path = join(c.root, "runs", RUN_1, "attempts", ATTEMPT, "attempt.json");
-  await Deno.remove(path);
-  await mkfifo(path);
-  await assertRecordInvalid(["show", bed.locators[0]!], c.root, path);
+  const log = logPathOf(c.root, RUN_2);
+  await Deno.remove(log);
+  await Deno.symlink(join(c.outsideFile, "records.log"), log);
+  await assertRecordInvalid(["show", "--run", RUN_2], c.root, log);
+});
+
+Deno.test("niceeval show @<locator>: a FIFO in place of records.log exits 2 without hanging", async () => {
+  const c = await bed.newCase();
+  const log = logPathOf(c.root, RUN_1);
+  await Deno.remove(log);
+  await mkfifo(log);
+  await assertRecordInvalid(["show", bed.locators[0]!], c.root, log);
+});
+
+Deno.test("niceeval show --run: an Attempt record of another Run in its log exits 2", async (t) => {
+  const c = await bed.newCase();
+  const attempt = scanLog(await Deno.readFile(logPathOf(c.root, RUN_1))).entries
+    .find((e) => e.value.record === "attempt")!;
+  const line = (await Deno.readFile(logPathOf(c.root, RUN_1)))
+    .slice(attempt.offset, attempt.offset + attempt.length);
+  const path = await rewriteLog(c.root, RUN_2, (frames) => [
+    ...frames.slice(0, -1).map((f) => f.bytes),
+    line,
+    frames.at(-1)!.bytes,
+  ]);
+  // Only a command that reads this Run's log sees it: project-current may pick the other Run.
+  for (const args of [["show", "--run", RUN_2], ["show", "--run", RUN_2, "--json"]]) {
+    await t.step(args.join(" "), () => assertRecordInvalid(args, c.root, path));
+  }
 });
 
 Deno.test("niceeval show: a Run directory that is a symbolic link out of the root exits 2", async () => {

@@ -5,6 +5,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ndjson, type TempProject, tempProject } from "../_helpers/cli.ts";
+import { frame, scanLog } from "../../src/record/log.ts";
+import { readRunFiles, type RunFiles } from "../_helpers/record_files.ts";
 import { tree } from "./_coordination.ts";
 
 type Json = Record<string, unknown>;
@@ -54,53 +56,148 @@ function assertInvalid(
   assert.ok(lines[1]!.startsWith(`hint: move ${runDir} out of `), `${what}: ${lines[1]}`);
 }
 
+/** One damage of a published Run's log: the bytes of the damaged log. */
+interface LogDamage {
+  readonly name: string;
+  damage(bytes: Uint8Array, other: RunFiles, own: RunFiles): Uint8Array;
+}
+
+const frames = (bytes: Uint8Array): Uint8Array[] =>
+  scanLog(bytes).entries.map((e) => bytes.slice(e.offset, e.offset + e.length));
+const concatBytes = (parts: readonly Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+};
+const firstOf = (bytes: Uint8Array, kind: string) =>
+  scanLog(bytes).entries.findIndex((e) => e.value.record === kind);
+
+const LOG_DAMAGES: readonly LogDamage[] = [
+  { name: "truncated", damage: (bytes) => bytes.slice(0, Math.floor(bytes.length / 2)) },
+  {
+    name: "a flipped byte",
+    damage: (bytes) => {
+      const out = bytes.slice();
+      const at = scanLog(bytes).entries[firstOf(bytes, "attempt")]!;
+      const i = at.offset + at.length - 10;
+      out[i] = out[i]! ^ 0x01;
+      return out;
+    },
+  },
+  {
+    name: "a wrong checksum",
+    damage: (bytes) => {
+      const out = bytes.slice();
+      const at = scanLog(bytes).entries[firstOf(bytes, "member")]!;
+      const space = out.indexOf(0x20, at.offset);
+      out[space + 1] = out[space + 1] === 0x30 ? 0x31 : 0x30;
+      return out;
+    },
+  },
+  {
+    name: "an attempt record of the wrong shape",
+    damage: (bytes) => {
+      const parts = frames(bytes);
+      const i = firstOf(bytes, "attempt");
+      const value = scanLog(bytes).entries[i]!.value as Json;
+      parts[i] = frame(
+        JSON.stringify({ ...value, attempt: { ...(value.attempt as Json), format: 7 } }),
+      );
+      return concatBytes(parts);
+    },
+  },
+  {
+    name: "no end record",
+    damage: (bytes) => concatBytes(frames(bytes).slice(0, -1)),
+  },
+  {
+    name: "the end record first",
+    damage: (bytes) => {
+      const parts = frames(bytes);
+      return concatBytes([parts.at(-1)!, ...parts.slice(0, -1)]);
+    },
+  },
+  {
+    name: "a member record of another Run",
+    damage: (bytes, other) => {
+      const parts = frames(bytes);
+      const entries = scanLog(bytes).entries;
+      const i = entries.findIndex((e) =>
+        e.value.record === "member" && other.members.has((e.value.member as Json).slotId as string)
+      );
+      const slotId = (entries[i]!.value.member as Json).slotId as string;
+      parts[i] = frame(JSON.stringify({ record: "member", member: other.members.get(slotId) }));
+      return concatBytes(parts);
+    },
+  },
+  {
+    name: "an Attempt recorded twice",
+    damage: (bytes) => {
+      const parts = frames(bytes);
+      const i = firstOf(bytes, "attempt");
+      return concatBytes([...parts.slice(0, i + 1), parts[i]!, ...parts.slice(i + 1)]);
+    },
+  },
+];
+
 Deno.test("niceeval show and exp: a truncated or malformed file of any kind in a published Run exits 2 naming it exits 2", async (t) => {
   await using p = await tempProject("carry_project");
   const ran = await run(p, ["direct"]);
   const runId = ran.runs.get("direct/base")!;
   const runDir = `runs/${runId}`;
   const attempt = ran.attempts.get("direct/base:standalone#0")!;
-  const attemptDir = `${runDir}/attempts/${attempt.attemptId}`;
-  const member = (await Array.fromAsync(Deno.readDir(join(ran.root, runDir, "members"))))
-    .map((e) => e.name).sort()[0]!;
-  const files = [
-    `${runDir}/run.json`,
-    `${runDir}/members/${member}`,
-    `${attemptDir}/attempt.json`,
-    `${attemptDir}/assertions.json`,
-    `${attemptDir}/events.json`,
-  ];
+  const own = await readRunFiles(ran.root, runId);
+  const other = await readRunFiles(ran.root, ran.runs.get("direct/other")!);
   const before = await tree(ran.root);
-  // `show @<locator>` reads no member; the --json forms report the error the same way (ERR-4),
-  // checked once.
-  const readers = (file: string) => [
+  // The --json forms report the error the same way (ERR-4), checked once.
+  const readers = (json: boolean) => [
     ["show"],
     ["show", "--run", runId],
-    ...(file.includes("/members/") ? [] : [["show", attempt.locator as string]]),
+    ["show", attempt.locator as string],
     ["exp", "direct", "--dry"],
     ["exp", "direct"],
-    ...(file.endsWith("run.json")
+    ...(json
       ? [["show", "--json"], ["exp", "direct", "--dry", "--json"], ["exp", "direct", "--json"]]
       : []),
   ];
-  for (const rel of files) {
-    const path = join(ran.root, rel);
-    const original = await Deno.readTextFile(path);
-    await t.step(`truncated ${rel.split("/").at(-1)}`, async () => {
-      await Deno.writeTextFile(path, original.slice(0, Math.floor(original.length / 2)));
-      for (const args of readers(rel)) {
-        assertInvalid(await p.run(args), args.join(" "), path, runDir);
+  const header = join(ran.root, runDir, "run.json");
+  const original = await Deno.readTextFile(header);
+  await t.step("truncated run.json", async () => {
+    await Deno.writeTextFile(header, original.slice(0, Math.floor(original.length / 2)));
+    for (const args of readers(true)) {
+      assertInvalid(await p.run(args), args.join(" "), header, runDir);
+    }
+  });
+  await t.step("malformed run.json", async () => {
+    // Valid JSON of the wrong shape: the schema check names the file too.
+    await Deno.writeTextFile(header, JSON.stringify({ ...JSON.parse(original), format: 7 }));
+    for (const args of [["show"], ["exp", "direct"]]) {
+      assertInvalid(await p.run(args), args.join(" "), header, runDir);
+    }
+  });
+  await t.step("run.json naming another Run", async () => {
+    const otherId = ran.runs.get("direct/other")!;
+    await Deno.writeTextFile(header, JSON.stringify({ ...JSON.parse(original), runId: otherId }));
+    for (const args of [["show"], ["exp", "direct", "--dry"]]) {
+      assertInvalid(await p.run(args), args.join(" "), header, runDir);
+    }
+  });
+  await Deno.writeTextFile(header, original);
+  const log = join(ran.root, runDir, "records.log");
+  const bytes = await Deno.readFile(log);
+  for (const damage of LOG_DAMAGES) {
+    await t.step(`records.log with ${damage.name}`, async () => {
+      await Deno.writeFile(log, damage.damage(bytes, other, own));
+      for (const args of readers(damage.name === "truncated")) {
+        assertInvalid(await p.run(args), `${damage.name}: ${args.join(" ")}`, log, runDir);
       }
     });
-    await t.step(`malformed ${rel.split("/").at(-1)}`, async () => {
-      // Valid JSON of the wrong shape: the schema check names the file too.
-      await Deno.writeTextFile(path, JSON.stringify({ ...JSON.parse(original), format: 7 }));
-      for (const args of [["show"], ["exp", "direct"]]) {
-        assertInvalid(await p.run(args), args.join(" "), path, runDir);
-      }
-    });
-    await Deno.writeTextFile(path, original);
   }
+  await Deno.writeFile(log, bytes);
   await t.step("truncated record.json", async () => {
     const path = join(ran.root, "record.json");
     const original = await Deno.readTextFile(path);
@@ -194,10 +291,9 @@ Deno.test("niceeval show, exp and exp --dry: unpublished Runs are ignored with o
   await t.step(
     "clean: removes the three and the temp files, even beside a damaged Run",
     async () => {
-      const member = join(root, "runs", baseRun, "members");
-      const memberFile = join(member, (await Array.fromAsync(Deno.readDir(member)))[0]!.name);
-      const intact = await Deno.readTextFile(memberFile);
-      await Deno.writeTextFile(memberFile, "{");
+      const log = join(root, "runs", baseRun, "records.log");
+      const intact = await Deno.readFile(log);
+      await Deno.writeFile(log, intact.slice(0, intact.length - 3));
       const runs = (await tree(join(root, "runs"))).filter((e) => /^[^/]+\/$/.test(e));
       const keep = runs.filter((e) => !["bad-marker/", "dir-marker/", `${killed}/`].includes(e));
       const kept = new Map<string, string[]>();
@@ -212,8 +308,12 @@ Deno.test("niceeval show, exp and exp --dry: unpublished Runs are ignored with o
         assert.deepEqual(await tree(join(root, "runs", dir)), expected, dir);
       }
       for (const temp of temps) await assert.rejects(Deno.stat(temp), Deno.errors.NotFound);
-      assert.equal(await Deno.readTextFile(memberFile), "{", "a published Run is never touched");
-      await Deno.writeTextFile(memberFile, intact);
+      assert.deepEqual(
+        await Deno.readFile(log),
+        intact.slice(0, intact.length - 3),
+        "a published Run is never touched",
+      );
+      await Deno.writeFile(log, intact);
     },
   );
   await t.step("afterwards: no warning, and nothing left to clean", async () => {
@@ -339,14 +439,12 @@ Deno.test("niceeval show: --run, @locator and the project-current scope render t
     const r = await p.run(["show", attempt.locator as string, "--json"]);
     const doc = JSON.parse(r.stdout);
     assert.equal(doc.scope, "attempt");
-    const dir = join(second.root, "runs", r2, "attempts", attempt.attemptId as string);
-    for (const name of ["attempt.json", "assertions.json", "events.json"]) {
-      assert.deepEqual(
-        doc.attempt[name],
-        JSON.parse(await Deno.readTextFile(join(dir, name))),
-        name,
-      );
-    }
+    const stored = (await readRunFiles(second.root, r2)).attempts.get(
+      attempt.attemptId as string,
+    )!;
+    assert.deepEqual(doc.attempt["attempt.json"], stored.attempt);
+    assert.deepEqual(doc.attempt["assertions.json"], stored.assertions);
+    assert.deepEqual(doc.attempt["events.json"], stored.events);
     assert.deepEqual([doc.rows.length, doc.rows[0].attempt.locator], [1, attempt.locator]);
   });
   await t.step("@locator errors: malformed, not found, with another scope", async () => {

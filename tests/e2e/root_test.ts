@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ndjson } from "../_helpers/cli.ts";
+import { readRunFiles } from "../_helpers/record_files.ts";
 import { sha256Hex } from "../../src/_shared/mod.ts";
 import { coordProject, flockFree, marksOf, pollUntil, tree } from "./_coordination.ts";
 
@@ -102,7 +103,7 @@ Deno.test("S94 a symlink to a busy root is the same root exits 2", async () => {
   assert.equal((await a.finished()).code, 0);
 });
 
-Deno.test("S95 after a SIGKILLed holder the next run starts at once, ignores its unpublished Run, and clean removes it exits 0", async () => {
+Deno.test("S95 after a SIGKILLed holder the next run starts at once, salvages its unpublished Run, and clean finds nothing left exits 0", async () => {
   await using p = await coordProject();
   await p.set("hold-attempt");
   const a = p.start(["exp", "plain", "--json"], "A");
@@ -113,15 +114,20 @@ Deno.test("S95 after a SIGKILLed holder the next run starts at once, ignores its
   const root = join(p.dir, RECORD);
   const [killed] = await runIds(root);
   assert.ok(killed, "A left a Run directory");
+  // Salvage keeps what A settled before it died (docs/record.md "Salvage").
+  const kept = (await readRunFiles(root, killed)).attempts.size;
   const b = await p.exec(["exp", "plain", "--json"], "B");
   assert.equal(b.code, 0, b.stderr);
   const events = ndjson(b.stdout);
-  assert.deepEqual([events[0]!.reused, events[0]!.toRun], [0, 3]);
-  assert.ok(events.some((e) => e.type === "warning" && e.code === "record-unpublished-runs"));
+  assert.deepEqual([events[0]!.reused, events[0]!.toRun], [kept, 3 - kept]);
+  const warnings = events.filter((e) => e.type === "warning").map((e) => e.code);
+  assert.deepEqual(warnings, ["record-salvaged"]);
+  const sealed = await readRunFiles(root, killed);
+  assert.deepEqual([sealed.published, sealed.end?.completion], [true, "crashed"]);
   const clean = await p.run(["clean"]);
   assert.equal(clean.code, 0, clean.stderr);
-  assert.match(clean.stdout, /^removed 1 unpublished run\(s\)/);
-  assert.ok(!(await runIds(root)).includes(killed));
+  assert.match(clean.stdout, /^nothing to clean in /);
+  assert.ok((await runIds(root)).includes(killed), "the salvaged Run is published and kept");
 });
 
 Deno.test("S96 while a run holds the root, clean exits 2 but show and exp --dry read published Runs exits 0", async () => {

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { type CliResult, ndjson, type TempProject, tempProject } from "../_helpers/cli.ts";
+import { readRunFiles } from "../_helpers/record_files.ts";
 
 /** Credentials of the environment; `.env` of `secret_canary_project` adds three more. */
 const ENV = {
@@ -128,12 +129,23 @@ Deno.test("niceeval exp: no canary credential reaches any stream or file in any 
       texts.set(name, await Deno.readTextFile(file));
     }
     const names = [...texts.keys()];
-    for (
-      const kind of ["junit.xml", "events.json", "assertions.json", "attempt.json", "run.json"]
-    ) {
+    const logs = names.filter((n) => n.endsWith("/records.log"));
+    assert.equal(logs.length, 2, "the log of each of the two Runs is checked");
+    for (const kind of ["junit.xml", "records.log"]) {
       const redacted = names.filter((n) => n.endsWith(kind) && texts.get(n)!.includes("***"));
       assert.ok(redacted.length > 0, `no ${kind} shows a redacted value: the echoes did not run`);
     }
+    // Each document of the log shows a redacted echo: the echoes reached every record kind.
+    const run = await readRunFiles(join(p.dir, ".niceeval", "record"), runId);
+    const docs = [...run.attempts.values()];
+    for (const kind of ["attempt", "assertions", "events"] as const) {
+      const redacted = docs.filter((d) => JSON.stringify(d[kind]).includes("***"));
+      assert.ok(redacted.length > 0, `no ${kind} record shows a redacted value`);
+    }
+    assert.ok(
+      run.diagnostics.some((d) => JSON.stringify(d).includes("***")),
+      "no diagnostic record shows a redacted value",
+    );
     let checks = 0;
     const leaks: string[] = [];
     for (const [name, text] of texts) {
@@ -149,9 +161,26 @@ Deno.test("niceeval exp: no canary credential reaches any stream or file in any 
     }
     assert.deepEqual(leaks, [], `${leaks.length} leak(s) in ${checks} checks`);
     assert.ok(files.some((f) => f.startsWith(p.stateDir)), "the state directory was not checked");
-    // 32 streams (2 exp runs, 14 readers, stdout and stderr each) and the 32 files of two Runs, the
-    // JUnit reports and the lock: 64 texts × 9 checks (8 encodings of 5 canaries, 1 marker).
+    // 32 streams (2 exp runs, 14 readers, stdout and stderr each) and 10 files: the 3 files of each
+    // of two Runs (run.json, records.log, complete), record.json, the 2 JUnit reports and the lock.
     assert.equal(outputs.size, 32);
-    assert.ok(texts.size - outputs.size >= 30, `only ${texts.size - outputs.size} files`);
+    const written = names.filter((n) => !outputs.has(n)).map((n) =>
+      n.replace(/runs\/[0-9a-f-]{36}\//, "runs/<RunId>/").replace(
+        /roots\/[0-9a-f]{64}/,
+        "roots/<hash>",
+      )
+    );
+    assert.deepEqual(written, [
+      ".niceeval/record/record.json",
+      ".niceeval/record/runs/<RunId>/complete",
+      ".niceeval/record/runs/<RunId>/records.log",
+      ".niceeval/record/runs/<RunId>/run.json",
+      ".niceeval/record/runs/<RunId>/complete",
+      ".niceeval/record/runs/<RunId>/records.log",
+      ".niceeval/record/runs/<RunId>/run.json",
+      "junit.xml",
+      "reports/junit.xml",
+      "state dir: roots/<hash>.lock",
+    ]);
   });
 });

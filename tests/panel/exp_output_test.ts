@@ -53,6 +53,7 @@ function context(io: FakeIo): OutputContext {
     identity: { configHash: new Map(), inputFingerprint: new Map() },
     emptyExperimentIds: [],
     unpublished: [],
+    salvage: [],
     machineBudgets: [],
     ramp: null,
     rampDisabled: false,

@@ -1,12 +1,14 @@
 /**
- * `attempt.json` `error.location` and `error.stack` (docs/record_error_location.md): written for
- * every error, read back, and optional on read so that Records written before them stay valid.
+ * The attempt document's `error.location` and `error.stack` (docs/record_error_location.md):
+ * written for every error in the Attempt's log record, read back, and optional on read so that
+ * Records written before them stay valid.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { RecordReader } from "../../src/record/mod.ts";
+import { frame, scanLog } from "../../src/record/log.ts";
 import { writeRun } from "../_fakes/record.ts";
 import { result } from "../_fakes/results.ts";
+import { logPathOf, readRunFiles } from "../_helpers/record_files.ts";
 import { withTempDir } from "../_helpers/temp_dir.ts";
 
 const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
@@ -21,7 +23,7 @@ const ERROR = {
   stack: "at lookUp (evals/throws.eval.ts:4:17)\nat Object.test (evals/throws.eval.ts:11:5)",
 };
 
-async function writeErrored(root: string): Promise<string> {
+async function writeErrored(root: string): Promise<void> {
   await writeRun(root, {
     runId: RUN,
     experimentId: "exp",
@@ -35,14 +37,13 @@ async function writeErrored(root: string): Promise<string> {
       },
     }],
   });
-  return join(root, "runs", RUN, "attempts", ATTEMPT, "attempt.json");
 }
 
 Deno.test("RecordWriter writes error.location and error.stack after scope; RecordReader keeps them", () =>
   withTempDir(async (root) => {
-    const path = await writeErrored(root);
-    const written = JSON.parse(await Deno.readTextFile(path));
-    assert.deepEqual(Object.keys(written.error), [
+    await writeErrored(root);
+    const written = (await readRunFiles(root, RUN)).attempts.get(ATTEMPT)!.attempt;
+    assert.deepEqual(Object.keys(written.error as Record<string, unknown>), [
       "code",
       "phase",
       "message",
@@ -54,13 +55,20 @@ Deno.test("RecordWriter writes error.location and error.stack after scope; Recor
     assert.deepEqual(stored.doc.error, ERROR);
   }));
 
-Deno.test("RecordReader accepts an attempt.json error written before location and stack existed", () =>
+Deno.test("RecordReader accepts an attempt error written before location and stack existed", () =>
   withTempDir(async (root) => {
-    const path = await writeErrored(root);
-    const doc = JSON.parse(await Deno.readTextFile(path));
-    delete doc.error.location;
-    delete doc.error.stack;
-    await Deno.writeTextFile(path, JSON.stringify(doc, null, 2) + "\n");
+    await writeErrored(root);
+    // The same log with the Attempt's error as older writers wrote it, framed whole again.
+    const path = logPathOf(root, RUN);
+    const lines = scanLog(await Deno.readFile(path)).entries.map(({ value }) => {
+      const error = (value.attempt as { error?: Record<string, unknown> } | undefined)?.error;
+      if (error) {
+        delete error.location;
+        delete error.stack;
+      }
+      return frame(JSON.stringify(value));
+    });
+    await Deno.writeFile(path, new Uint8Array(lines.flatMap((line) => [...line])));
     const stored = await new RecordReader(root).attempt(RUN, ATTEMPT);
     assert.deepEqual(stored.doc.error, {
       code: ERROR.code,

@@ -1,11 +1,15 @@
 /**
- * Bad-input fuzzing of the Record: seeded corruptions of a real published Record, each run through
- * `show`, `show --json`, `show @<locator>`, `show --run`, `exp --dry` (carry planning) and, for
- * some, `exp`. Oracle: exit 0, 1 or 2, never 3 or a hang; exit 2 prints ERR-5 lines; no sentinel
- * outside the root is read or changed; a usage error changes nothing. NICEEVAL_FUZZ_SEED explores.
+ * Bad-input fuzzing of the Record (layout v2: `run.json` headers and `records.log` logs): seeded
+ * corruptions of a real published Record (JSON mutations of a header or of one log record, kept as
+ * a whole frame; log damage: records reordered, dropped, repeated, torn or from another Run; files
+ * replaced by FIFOs, directories or symbolic links), each run through `show`, `show --json`,
+ * `show @<locator>`, `show --run`, `exp --dry` (carry planning) and, for some, `exp`. Oracle: exit
+ * 0, 1 or 2, never 3 or a hang; exit 2 prints ERR-5 lines; no sentinel outside the root is read or
+ * changed; a reading command or a usage error changes nothing. NICEEVAL_FUZZ_SEED explores.
  */
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
+import { frame, scanLog } from "../../src/record/log.ts";
 import { createSeededRandom } from "../_fakes/random.ts";
 import {
   createRecordBed,
@@ -16,6 +20,7 @@ import {
   usageErrorProblem,
 } from "../_helpers/fuzz_record.ts";
 
+const LOG_NAME = "records.log";
 const SEED = Number(Deno.env.get("NICEEVAL_FUZZ_SEED") ?? "20261202");
 const CASES = 150;
 const ID_KEYS = [
@@ -91,28 +96,135 @@ function setAt(
 
 const WRONG = [null, 0, -1, 1e308, "", "x", true, [], {}, [null], { a: 1 }, "2026-13-45"];
 
+/**
+ * One document of a file: a `.json` file is one; `records.log` holds one per record, of which a
+ * seeded one is picked and written back as a whole frame (valid checksum), so that the mutation
+ * reaches the reader's checks of record contents, not only the frame check.
+ */
+interface DocView {
+  readonly text: string;
+  readonly label: string;
+  write(doc: unknown): Promise<void>;
+}
+
+async function docView(rng: Rng, target: string, rel: string): Promise<DocView> {
+  if (!target.endsWith(LOG_NAME)) {
+    const text = await Deno.readTextFile(target);
+    return {
+      text,
+      label: rel,
+      write: (doc) => Deno.writeTextFile(target, JSON.stringify(doc)),
+    };
+  }
+  const bytes = await Deno.readFile(target);
+  const parts = framesOf(bytes);
+  const entries = scanLog(bytes).entries;
+  if (entries.length === 0) return { text: "", label: rel, write: () => Promise.resolve() };
+  const index = Math.floor(rng.next() * entries.length);
+  return {
+    text: JSON.stringify(entries[index]!.value),
+    label: `${rel} record ${index}`,
+    write: async (doc) => {
+      parts[index] = frame(JSON.stringify(doc));
+      await Deno.writeFile(target, concatBytes(parts));
+    },
+  };
+}
+
+function framesOf(bytes: Uint8Array): Uint8Array[] {
+  return scanLog(bytes).entries.map((e) => bytes.slice(e.offset, e.offset + e.length));
+}
+
+function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** Damage only a log can take: its frames reordered, dropped, repeated, torn, or foreign. */
+async function corruptLog(rng: Rng, c: RecordCase, target: string, rel: string): Promise<string> {
+  const bytes = await Deno.readFile(target);
+  const parts = framesOf(bytes);
+  const at = Math.floor(rng.next() * parts.length);
+  switch (Math.floor(rng.next() * 6)) {
+    case 0: {
+      const other = Math.floor(rng.next() * parts.length);
+      [parts[at], parts[other]] = [parts[other]!, parts[at]!];
+      await Deno.writeFile(target, concatBytes(parts));
+      return `swap records ${at} and ${other} of ${rel}`;
+    }
+    case 1:
+      parts.splice(at, 1);
+      await Deno.writeFile(target, concatBytes(parts));
+      return `drop record ${at} of ${rel}`;
+    case 2:
+      parts.splice(at, 0, parts[at]!);
+      await Deno.writeFile(target, concatBytes(parts));
+      return `repeat record ${at} of ${rel}`;
+    case 3: {
+      const torn = parts[at]!.slice(0, Math.floor(rng.next() * parts[at]!.length));
+      await Deno.writeFile(target, concatBytes([...parts, torn]));
+      return `torn tail (${torn.length} bytes) on ${rel}`;
+    }
+    case 4: {
+      const line = parts[at]!.slice();
+      const space = line.indexOf(0x20);
+      line[space + 1 + Math.floor(rng.next() * 8)] = 0x66; // "f": a checksum digit changed
+      parts[at] = line;
+      await Deno.writeFile(target, concatBytes(parts));
+      return `checksum of record ${at} of ${rel}`;
+    }
+    default: {
+      // A record of another Run of the case, before this log's end record.
+      const logs: string[] = [];
+      for await (const e of Deno.readDir(join(c.root, "runs"))) {
+        const log = join(c.root, "runs", e.name, LOG_NAME);
+        if (log !== target) logs.push(log);
+      }
+      if (logs.length === 0) return "noop (no other log)";
+      const from = pick(rng, logs.sort());
+      const foreign = framesOf(await Deno.readFile(from).catch(() => new Uint8Array()));
+      if (foreign.length === 0) return "noop (other log unreadable)";
+      const record = foreign[Math.floor(rng.next() * foreign.length)]!;
+      parts.splice(Math.max(0, parts.length - 1), 0, record);
+      await Deno.writeFile(target, concatBytes(parts));
+      return `record of ${relative(c.root, from)} in ${rel}`;
+    }
+  }
+}
+
 /** Applies one seeded corruption; returns its description. */
 async function corrupt(rng: Rng, c: RecordCase): Promise<string> {
   const all = await filesOf(c.root);
-  const files = all.filter((p) => p.endsWith(".json") || p.endsWith("complete"));
+  const files = all.filter((p) =>
+    p.endsWith(".json") || p.endsWith("complete") || p.endsWith(LOG_NAME)
+  );
   const dirs = all.filter((p) => !files.includes(p));
   const target = pick(rng, files);
   const rel = relative(c.root, target);
-  const op = Math.floor(rng.next() * 14);
-  const text = await Deno.readTextFile(target);
+  const isLog = target.endsWith(LOG_NAME);
+  const op = Math.floor(rng.next() * (isLog ? 18 : 14));
+  if (op >= 14) return await corruptLog(rng, c, target, rel);
+  const raw = await Deno.readFile(target);
+  const view = op >= 2 && op <= 7 ? await docView(rng, target, rel) : undefined;
+  const text = view?.text ?? "";
   const rewrite = async (change: (doc: unknown) => void) => {
     const doc = JSON.parse(text);
     change(doc);
-    await Deno.writeTextFile(target, JSON.stringify(doc));
+    await view!.write(doc);
   };
   switch (op) {
     case 0: {
-      const at = Math.floor(rng.next() * text.length);
-      await Deno.writeTextFile(target, text.slice(0, at));
+      const at = Math.floor(rng.next() * raw.length);
+      await Deno.writeFile(target, raw.slice(0, at));
       return `truncate ${rel} at ${at}`;
     }
     case 1: {
-      const bytes = new TextEncoder().encode(text);
+      const bytes = raw.slice();
       for (let i = 0; i < 3 && bytes.length > 0; i++) {
         bytes[Math.floor(rng.next() * bytes.length)] = Math.floor(rng.next() * 256);
       }
@@ -121,32 +233,32 @@ async function corrupt(rng: Rng, c: RecordCase): Promise<string> {
     }
     case 2:
     case 3: {
-      if (text === "") return "noop (empty complete)";
+      if (text === "") return "noop (empty file)";
       const paths = jsonPaths(JSON.parse(text)).filter((p) => p.length > 0);
       const path = pick(rng, paths);
       const value = pick(rng, WRONG);
       await rewrite((doc) => setAt(doc, path, (p, k) => p[k] = value));
-      return `wrong type ${rel} ${path.join(".")} = ${JSON.stringify(value)}`;
+      return `wrong type ${view!.label} ${path.join(".")} = ${JSON.stringify(value)}`;
     }
     case 4: {
-      if (text === "") return "noop (empty complete)";
+      if (text === "") return "noop (empty file)";
       const paths = jsonPaths(JSON.parse(text)).filter((p) => p.length > 0);
       const path = pick(rng, paths);
       await rewrite((doc) =>
         setAt(doc, path, (p, k) => Array.isArray(p) ? p.splice(k, 1) : delete p[k])
       );
-      return `missing ${rel} ${path.join(".")}`;
+      return `missing ${view!.label} ${path.join(".")}`;
     }
     case 5:
     case 6:
     case 7: {
-      if (text === "") return "noop (empty complete)";
+      if (text === "") return "noop (empty file)";
       const paths = jsonPaths(JSON.parse(text)).filter((p) => ID_KEYS.includes(String(p.at(-1))));
-      if (paths.length === 0) return `noop (no id in ${rel})`;
+      if (paths.length === 0) return `noop (no id in ${view!.label})`;
       const path = pick(rng, paths);
       const value = pick(rng, hostileIds(c));
       await rewrite((doc) => setAt(doc, path, (p, k) => p[k] = value));
-      return `hostile id ${rel} ${path.join(".")} = ${JSON.stringify(value)}`;
+      return `hostile id ${view!.label} ${path.join(".")} = ${JSON.stringify(value)}`;
     }
     case 8:
       await Deno.remove(target);

@@ -2,25 +2,27 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   digestOf,
-  isTempName,
   RecordReader,
   type RecordWriteError,
   RecordWriter,
   slotIdOf,
 } from "../../src/record/mod.ts";
+import { frame, scanLog } from "../../src/record/log.ts";
 import { createFakeClock } from "../_fakes/clock.ts";
 import { createSeededRandom } from "../_fakes/random.ts";
 import { CONFIG_A, INPUT_1, uuidOf, writeRun } from "../_fakes/record.ts";
 import { result } from "../_fakes/results.ts";
+import { concatBytes, logPathOf, readRunFiles } from "../_helpers/record_files.ts";
 import { withTempDir } from "../_helpers/temp_dir.ts";
 
 const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
+const RUN_1 = uuidOf("run-1");
 
 /** The header of Run `run-1` of experiment `exp` with `attempts` Attempts per eval. */
 function runHeader<S>(attempts: number, expectedSlots: S[]) {
   return {
-    runId: "run-1",
-    invocationId: "inv-1",
+    runId: RUN_1,
+    invocationId: uuidOf("inv-1"),
     experimentId: "exp",
     niceevalVersion: "0.1.0",
     startedAt: T0,
@@ -36,74 +38,95 @@ function runHeader<S>(attempts: number, expectedSlots: S[]) {
   };
 }
 
+async function names(dir: string): Promise<string[]> {
+  return (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
+}
+
 async function json(path: string): Promise<Record<string, unknown>> {
   return JSON.parse(await Deno.readTextFile(path));
 }
 
 Deno.test("RecordWriter publishes a Run whose every slot has a member, complete marker last", () =>
   withTempDir(async (root) => {
+    const [run1, run0, a0, a1] = ["run-1", "run-0", "a-0", "a-1"].map(uuidOf) as [
+      string,
+      string,
+      string,
+      string,
+    ];
     const published = await writeRun(root, {
-      runId: "run-1",
+      runId: run1,
       experimentId: "exp",
       startedAt: T0,
       slots: [
-        {
-          evalId: "e1",
-          ordinal: 0,
-          fill: { kind: "executed", result: result({ attemptId: "a-1" }) },
-        },
+        { evalId: "e1", ordinal: 0, fill: { kind: "executed", result: result({ attemptId: a1 }) } },
         { evalId: "e1", ordinal: 1, fill: { kind: "not-dispatched", reason: "early-exit" } },
-        {
-          evalId: "e2",
-          ordinal: 0,
-          fill: { kind: "carried", originRunId: "run-0", attemptId: "a-0" },
-        },
+        { evalId: "e2", ordinal: 0, fill: { kind: "carried", originRunId: run0, attemptId: a0 } },
       ],
     });
-    assert.deepEqual(published, ["run-1"]);
-    const dir = join(root, "runs", "run-1");
+    assert.deepEqual(published, [run1]);
+    const dir = join(root, "runs", run1);
+    assert.deepEqual(await names(dir), ["complete", "records.log", "run.json"]);
     assert.equal((await Deno.stat(join(dir, "complete"))).size, 0);
-    const run = await json(join(dir, "run.json"));
-    assert.equal(run.completion, "completed");
-    assert.equal(typeof run.completedAt, "string");
-    const m0 = await json(join(dir, "members", `${slotIdOf("e1", 0)}.json`));
-    assert.deepEqual(m0.attempt, { originRunId: "run-1", attemptId: "a-1" });
-    assert.equal(m0.action, "executed");
-    const m1 = await json(join(dir, "members", `${slotIdOf("e1", 1)}.json`));
+    const files = await readRunFiles(root, run1);
+    assert.equal(files.published, true);
+    assert.equal(files.tornBytes, 0);
+    // The header is written once, before the outcome is known: completion lives in the log.
+    assert.deepEqual(Object.keys(files.header), [
+      "format",
+      "schemaVersion",
+      "runId",
+      "invocationId",
+      "experimentId",
+      "niceevalVersion",
+      "startedAt",
+      "config",
+      "options",
+      "expectedSlots",
+    ]);
+    assert.deepEqual([files.header.format, files.header.schemaVersion], ["niceeval.run", 2]);
+    assert.equal(files.records.at(-1), files.end);
+    assert.equal(files.end?.completion, "completed");
+    assert.equal(typeof files.end?.completedAt, "string");
+    const m0 = files.members.get(slotIdOf("e1", 0))!;
+    assert.deepEqual([m0.action, m0.attempt], ["executed", { originRunId: run1, attemptId: a1 }]);
+    const m1 = files.members.get(slotIdOf("e1", 1))!;
     assert.deepEqual([m1.action, m1.attempt, m1.reason], ["not-dispatched", null, "early-exit"]);
-    const m2 = await json(join(dir, "members", `${slotIdOf("e2", 0)}.json`));
-    assert.deepEqual([m2.action, m2.attempt], ["carried", {
-      originRunId: "run-0",
-      attemptId: "a-0",
-    }]);
-    const attempt = await json(join(dir, "attempts", "a-1", "attempt.json"));
-    assert.equal(attempt.outcome, "completed");
-    assert.equal(attempt.durationMs, 1000);
-    assert.equal(
-      (await json(join(dir, "attempts", "a-1", "assertions.json"))).format,
-      "niceeval.assertions",
+    const m2 = files.members.get(slotIdOf("e2", 0))!;
+    assert.deepEqual([m2.action, m2.attempt], ["carried", { originRunId: run0, attemptId: a0 }]);
+    const attempt = files.attempts.get(a1)!;
+    assert.deepEqual([attempt.attempt.outcome, attempt.attempt.durationMs], ["completed", 1000]);
+    assert.equal(attempt.attempt.schemaVersion, 2);
+    assert.equal(attempt.assertions.format, "niceeval.assertions");
+    assert.equal(attempt.events.format, "niceeval.events");
+    // The Attempt's record comes before the member that references it.
+    const at = (found: (r: Record<string, unknown>) => boolean) => files.records.findIndex(found);
+    assert.ok(
+      at((r) => r.record === "attempt") <
+        at((r) => (r.member as { action?: string } | undefined)?.action === "executed"),
     );
-    assert.equal(
-      (await json(join(dir, "attempts", "a-1", "events.json"))).format,
-      "niceeval.events",
-    );
-    assert.equal((await json(join(root, "record.json"))).format, "niceeval.record");
+    const record = await json(join(root, "record.json"));
+    assert.deepEqual([record.format, record.schemaVersion], ["niceeval.record", 2]);
   }));
 
-Deno.test("RecordWriter leaves a Run with a reserved but unsettled Attempt unpublished (INT-4)", () =>
+Deno.test("RecordWriter leaves a Run with a started but unsettled Attempt unpublished (INT-4)", () =>
   withTempDir(async (root) => {
+    const runX = uuidOf("run-x");
     const published = await writeRun(root, {
-      runId: "run-x",
+      runId: runX,
       experimentId: "exp",
       startedAt: T0,
-      slots: [{ evalId: "e1", ordinal: 0, fill: { kind: "reserved", attemptId: "a-x" } }],
+      slots: [{ evalId: "e1", ordinal: 0, fill: { kind: "reserved", attemptId: uuidOf("a-x") } }],
     });
     assert.deepEqual(published, []);
-    const reserved = await json(join(root, "runs", "run-x", "attempts", "a-x", "attempt.json"));
-    assert.equal(reserved.outcome, null);
+    // No record for an Attempt that never settled: it appears in the log only when it settles.
+    const files = await readRunFiles(root, runX);
+    assert.deepEqual(files.attempts.size, 0);
+    assert.equal(files.end, undefined);
+    assert.equal(files.published, false);
     const scan = await new RecordReader(root).scan();
     assert.deepEqual(scan.runs, []);
-    assert.deepEqual(scan.unpublished, ["run-x"]);
+    assert.deepEqual(scan.unpublished, [runX]);
   }));
 
 Deno.test("RecordWriter fails the settle write of an Attempt whose result is not JSON", () =>
@@ -128,20 +151,21 @@ Deno.test("RecordWriter fails the settle write of an Attempt whose result is not
       slots: [slot],
     }]);
     const ref = { position: 0, experimentId: "exp", evalId: "e1", ordinal: 0 };
-    writer.handle({ type: "attempt_start", at: T0, slot: ref, attemptId: "a-1" });
-    const settled = result({ attemptId: "a-1" });
+    const attemptId = uuidOf("a-1");
+    writer.handle({ type: "attempt_start", at: T0, slot: ref, attemptId });
+    const settled = result({ attemptId });
     const details = { ...settled.details, logs: [{ at: T0, text: 1n as unknown as string }] };
     writer.handle({ type: "attempt_end", at: T0, slot: ref, result: { ...settled, details } });
     assert.deepEqual(await writer.finish("completed"), []);
-    const dir = join(root, "runs", "run-1", "attempts", "a-1");
     assert.deepEqual(failures.map((f) => [f.path, f.message]), [
-      [dir, "Do not know how to serialize a BigInt"],
+      [logPathOf(root, RUN_1), "Do not know how to serialize a BigInt"],
     ]);
     assert.equal(writer.failure, failures[0]);
-    const left: string[] = [];
-    for await (const e of Deno.readDir(dir)) left.push(e.name);
-    assert.deepEqual(left.filter((name) => name !== "attempt.json" && !isTempName(name)), []);
-    assert.deepEqual(left.filter(isTempName), []);
+    // Nothing after the failure reached the log, and the Run stays unpublished.
+    const files = await readRunFiles(root, RUN_1);
+    assert.deepEqual([files.records, files.tornBytes, files.published], [[], 0, false]);
+    const left = await names(join(root, "runs", RUN_1));
+    assert.deepEqual(left, ["records.log", "run.json"]);
   }));
 
 Deno.test("RecordReader recomputes verdicts from stored assertions (REC-6)", () =>
@@ -196,8 +220,9 @@ Deno.test("RecordReader reports a truncated run.json as record-invalid naming th
 
 Deno.test("RecordReader reports a missing member of a published Run as record-invalid", () =>
   withTempDir(async (root) => {
+    const run1 = uuidOf("run-1");
     await writeRun(root, {
-      runId: uuidOf("run-1"),
+      runId: run1,
       experimentId: "exp",
       startedAt: T0,
       slots: [{
@@ -206,22 +231,28 @@ Deno.test("RecordReader reports a missing member of a published Run as record-in
         fill: { kind: "executed", result: result({ attemptId: uuidOf("p") }) },
       }],
     });
-    await Deno.remove(join(root, "runs", uuidOf("run-1"), "members", `${slotIdOf("e1", 0)}.json`));
+    const path = logPathOf(root, run1);
+    const entries = scanLog(await Deno.readFile(path)).entries.filter((e) =>
+      e.value.record !== "member"
+    );
+    await Deno.writeFile(path, concatBytes(entries.map((e) => frame(JSON.stringify(e.value)))));
     const reader = new RecordReader(root);
     const [run] = (await reader.scan()).runs;
     await assert.rejects(
       reader.member(run!, slotIdOf("e1", 0)),
       (e: Error & { code?: string }) =>
-        e.code === "record-invalid" && /file is missing/.test(e.message),
+        e.code === "record-invalid" && e.message.startsWith(`${path}: `) &&
+        e.message.includes(`has no member of slot ${slotIdOf("e1", 0)}`),
     );
   }));
 
 Deno.test("RecordReader refuses a record.json of a newer schema version", () =>
   withTempDir(async (root) => {
-    await writeRun(root, { runId: "run-1", experimentId: "exp", startedAt: T0, slots: [] });
+    await writeRun(root, { runId: RUN_1, experimentId: "exp", startedAt: T0, slots: [] });
     const path = join(root, "record.json");
     const doc = JSON.parse(await Deno.readTextFile(path));
-    await Deno.writeTextFile(path, JSON.stringify({ ...doc, schemaVersion: 2 }));
+    assert.equal(doc.schemaVersion, 2);
+    await Deno.writeTextFile(path, JSON.stringify({ ...doc, schemaVersion: 3 }));
     await assert.rejects(
       new RecordReader(root).scan(),
       (e: Error & { code?: string }) => e.code === "record-version-unsupported",
@@ -230,10 +261,10 @@ Deno.test("RecordReader refuses a record.json of a newer schema version", () =>
 
 Deno.test("RecordReader ignores a Run whose complete marker is not a zero-byte file (REC-10)", () =>
   withTempDir(async (root) => {
-    await writeRun(root, { runId: "run-1", experimentId: "exp", startedAt: T0, slots: [] });
-    await Deno.writeTextFile(join(root, "runs", "run-1", "complete"), "x");
+    await writeRun(root, { runId: RUN_1, experimentId: "exp", startedAt: T0, slots: [] });
+    await Deno.writeTextFile(join(root, "runs", RUN_1, "complete"), "x");
     const scan = await new RecordReader(root).scan();
-    assert.deepEqual([scan.runs.length, scan.unpublished], [0, ["run-1"]]);
+    assert.deepEqual([scan.runs.length, scan.unpublished], [0, [RUN_1]]);
   }));
 
 Deno.test("run.json lists only the expected-slot fields when the header shares the writer's slots", () =>
@@ -251,14 +282,14 @@ Deno.test("run.json lists only the expected-slot fields when the header shares t
       groupId: null,
       inputFingerprint: INPUT_1,
       executionIdentityDigest: digestOf({ configHash: CONFIG_A, inputFingerprint: INPUT_1 }),
-      carried: { originRunId: "run-0", attemptId: `a-${ordinal}` },
+      carried: { originRunId: uuidOf("run-0"), attemptId: uuidOf(`a-${ordinal}`) },
     }));
     await writer.begin([{
       header: runHeader(2, slots),
       slots,
     }]);
-    assert.deepEqual(await writer.finish("completed"), ["run-1"]);
-    const run = await json(join(root, "runs", "run-1", "run.json"));
+    assert.deepEqual(await writer.finish("completed"), [RUN_1]);
+    const run = await json(join(root, "runs", RUN_1, "run.json"));
     const expected = run.expectedSlots as Record<string, unknown>[];
     assert.equal(expected.length, 2);
     for (const [i, slot] of expected.entries()) {

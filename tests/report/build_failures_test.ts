@@ -137,7 +137,8 @@ Deno.test("rule 71: FAILURES lists one entry per (Run, build key) with the fix a
 });
 
 Deno.test("rules 70–71: show --run lists the Run's build failures once per build key, from the Record alone (CMD-13)", () => {
-  // As `run.json` keeps them: no event envelope, only code, level, message, evalId and data.
+  // As the Run's `diagnostic` records keep them: no event envelope, only code, level, message,
+  // evalId and data.
   const stored = diagnostics().filter((d) => d.experimentId === "x").map((d) => ({
     code: d.code,
     level: d.level,

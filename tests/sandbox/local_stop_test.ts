@@ -5,6 +5,11 @@
  * more while it is being killed.
  */
 import assert from "node:assert/strict";
+import {
+  killTree,
+  type ProcEntry,
+  type ProcessTable,
+} from "../../src/sandbox/providers/_process_tree.ts";
 import { HANG_MS, killQuietly, localTestBed, pollUntil, processDead, text } from "./_local.ts";
 
 /**
@@ -39,7 +44,11 @@ async function killAllMarked(root: string): Promise<void> {
 Deno.test("stop() kills a process that moved to a new session but carries the sandbox marker", async () => {
   await using bed = await localTestBed();
   const sb = await bed.create();
-  const r = await sb.exec({ script: "setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $!" });
+  // It reports its pid through a FIFO once setsid has run, so its group is already its own.
+  const r = await sb.exec({
+    script: "mkfifo started && (setsid sh -c 'echo $$ >started; exec sleep 300' " +
+      ">/dev/null 2>&1 </dev/null &) && read -r pid <started && echo $pid",
+  });
   const pid = Number(text(r.stdout).trim());
   assert.ok(pid > 0, text(r.stdout));
   try {
@@ -73,7 +82,7 @@ Deno.test("stop() kills new-session processes that keep starting new-session pro
   const root = text(r.stdout).trim();
   assert.ok(root.length > 0, text(r.stderr));
   try {
-    assert.ok((await marked(root)).length > 0, "the spawner runs");
+    assert.ok(await pollUntil(async () => (await marked(root)).length > 0, HANG_MS), "it runs");
     await sb.stop();
     // stop() returns only after a scan found none of them: no waiting here.
     assert.deepEqual(await marked(root), [], "marked processes survived stop()");
@@ -99,7 +108,8 @@ Deno.test("exec() abort kills descendants in new sessions that keep starting mor
     });
     await started;
     root = root.trim();
-    assert.ok((await marked(root)).length > 0, "the spawner runs");
+    // A process in the middle of an exec shows no environment: wait until one shows the marker.
+    assert.ok(await pollUntil(async () => (await marked(root)).length > 0, HANG_MS), "it runs");
     controller.abort(new Error("deadline"));
     const error = await running.then(() => undefined, (e) => e);
     assert.equal(error?.name, "SandboxAbortedError", String(error));
@@ -109,4 +119,93 @@ Deno.test("exec() abort kills descendants in new sessions that keep starting mor
   } finally {
     if (root !== "") await killAllMarked(root);
   }
+});
+
+/** A process of {@link ScriptedTable}: a `SIGKILL` takes effect after `dieAfter` more scans. */
+interface FakeProc {
+  ppid: number;
+  pgid: number;
+  state: "S" | "T";
+  stopping?: boolean;
+  dieIn?: number;
+  dieAfter?: number;
+}
+
+/**
+ * A process table for `killTree()` whose scans the test scripts: `beforeScan(n)` runs as scan `n`
+ * starts, a signal takes effect at the next scan (a loaded host runs the target later), and a
+ * dead process's children are reparented to 1.
+ */
+class ScriptedTable implements ProcessTable {
+  readonly procs = new Map<number, FakeProc>();
+  readonly signalled = new Map<number, string[]>();
+  scans = 0;
+  /** Processes that scan `n` leaves out of its listing (forked after it listed `/proc`). */
+  unlisted = new Set<number>();
+  constructor(readonly beforeScan: (n: number, table: ScriptedTable) => void) {}
+
+  scan(): Promise<ProcEntry[]> {
+    for (const [pid, p] of this.procs) {
+      if (p.stopping) p.state = "T";
+      if (p.dieIn !== undefined && p.dieIn-- === 0) this.#die(pid);
+    }
+    this.unlisted = new Set();
+    this.beforeScan(++this.scans, this);
+    const listed = [...this.procs].filter(([pid]) => !this.unlisted.has(pid));
+    return Promise.resolve(listed.map(([pid, p]) => ({ pid, ...p, start: "1" })));
+  }
+
+  environ(): Promise<string> {
+    return Promise.resolve("");
+  }
+
+  ownGroup(): Promise<number> {
+    return Promise.resolve(2);
+  }
+
+  signal(pid: number, sig: "SIGSTOP" | "SIGKILL"): void {
+    this.signalled.set(pid, [...(this.signalled.get(pid) ?? []), sig]);
+    const targets = pid < 0
+      ? [...this.procs].filter(([, p]) => p.pgid === -pid).map(([member]) => member)
+      : [pid];
+    for (const target of targets) {
+      const p = this.procs.get(target);
+      if (p === undefined) continue;
+      if (sig === "SIGSTOP") p.stopping = true;
+      else p.dieIn ??= p.dieAfter ?? 0;
+    }
+  }
+
+  #die(pid: number): void {
+    this.procs.delete(pid);
+    for (const p of this.procs.values()) if (p.ppid === pid) p.ppid = 1;
+  }
+}
+
+Deno.test("killTree() kills a child forked while a scan read the states of a stopping tree", async () => {
+  // Command leader 10 and a new-session tool 11; 20 is another command's orphan, left alone.
+  const table = new ScriptedTable((n, t) => {
+    if (n !== 2) return;
+    // 11 forked 12 after scan 2 listed /proc, then stopped: scan 2 shows both stopped without it.
+    t.procs.set(12, { ppid: 11, pgid: 12, state: "S" });
+    t.unlisted.add(12);
+  });
+  table.procs.set(10, { ppid: 3, pgid: 10, state: "S" });
+  table.procs.set(11, { ppid: 10, pgid: 11, state: "S" });
+  table.procs.set(20, { ppid: 1, pgid: 20, state: "S" });
+  assert.equal(await killTree(10, table), true);
+  assert.deepEqual([...table.procs.keys()], [20], "the forked child survived");
+  assert.equal(table.signalled.has(20), false);
+});
+
+Deno.test("killTree() confirms the death of a killed member that outlives its parent", async () => {
+  const table = new ScriptedTable(() => {});
+  table.procs.set(10, { ppid: 3, pgid: 10, state: "S" });
+  table.procs.set(11, { ppid: 10, pgid: 11, state: "S" });
+  // Not run for 3 scans after its kill: its parent dies first and it is reparented to 1.
+  table.procs.set(12, { ppid: 11, pgid: 12, state: "S", dieAfter: 3 });
+  table.procs.set(20, { ppid: 1, pgid: 20, state: "S" });
+  assert.equal(await killTree(10, table), true);
+  assert.deepEqual([...table.procs.keys()], [20], "the killed member was still alive");
+  assert.equal(table.signalled.has(20), false);
 });

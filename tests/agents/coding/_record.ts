@@ -1,5 +1,6 @@
 /** Reads what the Record keeps of one Attempt, for the coding-agent end-to-end tests. */
 import { join } from "node:path";
+import { type AttemptFiles, readRunFiles, runIdsOf } from "../../_helpers/record_files.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -9,21 +10,18 @@ export async function recordUsage(project: string, evalId: string): Promise<Json
   return (await recordAttempt(project, evalId)).usage;
 }
 
-/** The `attempt.json` of the (only) Attempt of `evalId` in the project's Record. */
+/** The attempt document of the (only) Attempt of `evalId` in the project's Record. */
 export async function recordAttempt(project: string, evalId: string): Promise<Json> {
-  const root = join(project, ".niceeval", "record");
-  for await (const path of walk(root)) {
-    if (!path.endsWith("attempt.json")) continue;
-    const attempt = JSON.parse(await Deno.readTextFile(path));
-    if (attempt.evalId === evalId) return attempt;
-  }
-  throw new Error(`no attempt.json of ${evalId} under ${root}`);
+  return (await recordDocuments(project, evalId)).attempt;
 }
 
-async function* walk(dir: string): AsyncGenerator<string> {
-  for await (const entry of Deno.readDir(dir)) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory) yield* walk(path);
-    else yield path;
+/** The attempt, assertions and events documents of the (only) Attempt of `evalId`. */
+export async function recordDocuments(project: string, evalId: string): Promise<AttemptFiles> {
+  const root = join(project, ".niceeval", "record");
+  for (const runId of await runIdsOf(root)) {
+    for (const documents of (await readRunFiles(root, runId)).attempts.values()) {
+      if (documents.attempt.evalId === evalId) return documents;
+    }
   }
+  throw new Error(`no attempt record of ${evalId} under ${root}`);
 }

@@ -4,7 +4,6 @@
  * niceeval run covers the scenarios of `tests/fixtures/claude_code_project`.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { ndjson, tempProject } from "../../_helpers/cli.ts";
 import {
   agentCliBin,
@@ -13,6 +12,7 @@ import {
   runInLoopback,
 } from "../../_helpers/agent_cli.ts";
 import { FAKE_USAGE } from "../../_fakes/model_servers/anthropic.ts";
+import { recordDocuments, recordUsage } from "./_record.ts";
 
 const skip = await agentCliSkipReason(["claude"]);
 const KEY = "sk-ant-fake-0123456789abcdef";
@@ -106,36 +106,11 @@ Deno.test({
   },
 });
 
-/** Every Record file of the Attempt of `evalId` (for failure messages). */
+/** Every Record document of the Attempt of `evalId` (for failure messages). */
 async function recordFiles(project: string, evalId: string): Promise<string> {
-  const root = join(project, ".niceeval", "record");
-  let dir: string | undefined;
-  for await (const path of walk(root)) {
-    if (path.endsWith("attempt.json") && (await Deno.readTextFile(path)).includes(`"${evalId}"`)) {
-      dir = join(path, "..");
-    }
-  }
-  if (dir === undefined) return `no Record of ${evalId}`;
-  const out: string[] = [];
-  for await (const path of walk(dir)) out.push(`${path}:\n${await Deno.readTextFile(path)}`);
-  return out.join("\n");
-}
-
-/** The summed usage of the Attempt of `evalId` as the Record keeps it. */
-async function recordUsage(project: string, evalId: string): Promise<Json> {
-  const root = join(project, ".niceeval", "record");
-  for await (const path of walk(root)) {
-    if (!path.endsWith("attempt.json")) continue;
-    const attempt = JSON.parse(await Deno.readTextFile(path));
-    if (JSON.stringify(attempt).includes(`"${evalId}"`)) return attempt.usage;
-  }
-  throw new Error(`no attempt.json of ${evalId} under ${root}`);
-}
-
-async function* walk(dir: string): AsyncGenerator<string> {
-  for await (const entry of Deno.readDir(dir)) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory) yield* walk(path);
-    else yield path;
+  try {
+    return JSON.stringify(await recordDocuments(project, evalId), null, 2);
+  } catch (error) {
+    return `no Record of ${evalId}: ${error}`;
   }
 }
