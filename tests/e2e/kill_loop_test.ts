@@ -30,7 +30,11 @@ import { readRunFiles } from "../_helpers/record_files.ts";
 
 type Json = Record<string, unknown>;
 
-const ITERATIONS = 20;
+/**
+ * Kills per run of the suite: each one also salvages, reruns and cleans. A seed explores other
+ * kill points (`fuzzSeed`).
+ */
+const ITERATIONS = 12;
 const KEY = "loop/db";
 const EXPERIMENTS = ["free", "leased"] as const;
 const SLOTS_PER_RUN = 2;

@@ -189,10 +189,13 @@ Deno.test("niceeval show and exp: a truncated or malformed file of any kind in a
   await Deno.writeTextFile(header, original);
   const log = join(ran.root, runDir, "records.log");
   const bytes = await Deno.readFile(log);
-  for (const damage of LOG_DAMAGES) {
+  // Every reader sees the truncated log; each other damage is read by one reader in turn, so
+  // every reader meets several kinds of damage (the reader's unit tests check each kind).
+  for (const [i, damage] of LOG_DAMAGES.entries()) {
     await t.step(`records.log with ${damage.name}`, async () => {
       await Deno.writeFile(log, damage.damage(bytes, other, own));
-      for (const args of readers(damage.name === "truncated")) {
+      const all = readers(damage.name === "truncated");
+      for (const args of damage.name === "truncated" ? all : [all[i % all.length]!]) {
         assertInvalid(await p.run(args), `${damage.name}: ${args.join(" ")}`, log, runDir);
       }
     });
