@@ -244,7 +244,7 @@ for (const { n, cap } of WORKLOADS) {
       report(
         `record N=${n} C=${cap}: wall disk (${diskFs}) ${ms(disk.wallMs)} ms · ` +
           `tmpfs ${ms(tmpfs.wallMs)} ms · disk÷tmpfs ${ratio} · ` +
-          `fsync+fdatasync/Attempt ${syncs === null ? "n/a" : syncs.toFixed(2)} · ` +
+          `fsync+fdatasync/Attempt ${syncs === null ? "n/a" : syncs.toFixed(3)} · ` +
           `${files} files in runs/<RunId>/`,
       );
     },
