@@ -66,10 +66,12 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     examples: ["niceeval exp local", "niceeval exp checks --rerun all --json"],
   },
   show: {
-    usage: "[@<locator> | --run <id>...] [--experiment <id>]... [--json] [--record <root>]",
-    summary: "Render published results: the project's current results, stored Runs, or one Attempt",
+    usage:
+      "[@<locator> | --run <id>... | --runs | --compare <A> <B>] [--experiment <id>]... [--json] [--record <root>]",
+    summary:
+      "Render published results: current results, stored Runs, one Attempt, or two Runs compared",
     flags: SHOW_FLAGS,
-    examples: ["niceeval show", "niceeval show @17QK3M9XT2HC4"],
+    examples: ["niceeval show", "niceeval show --compare <runA> <runB>"],
   },
   clean: {
     usage: "[--record <root>] [--discard]",

@@ -107,13 +107,22 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
     case "show": {
       const { runShow, SHOW_FLAGS } = await import("./show.ts");
       const flags = parseFlags(tail, SHOW_FLAGS, "show");
-      if (flags.positionals.length > 1) noPositionals(flags.positionals.slice(1), "show");
       const record = flags.values.get("record")?.[0];
+      if (flagSet(flags, "compare")) return await compareCommand(io, flags, record);
+      if (flagSet(flags, "fail-on-regression")) {
+        throw new UsageError(
+          "usage",
+          "--fail-on-regression applies to show --compare only",
+          "niceeval show --compare <runA|experiment> <runB|experiment> --fail-on-regression",
+        );
+      }
+      if (flags.positionals.length > 1) noPositionals(flags.positionals.slice(1), "show");
       return await runShow(io, {
         ...(flags.positionals[0] !== undefined ? { locator: flags.positionals[0] } : {}),
         runs: flags.values.get("run") ?? [],
         experiments: flags.values.get("experiment") ?? [],
         json: flagSet(flags, "json"),
+        listRuns: flagSet(flags, "runs"),
         ...(record !== undefined ? { record } : {}),
       });
     }
@@ -162,6 +171,28 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
       return await runExp(io, options);
     }
   }
+}
+
+/** `show --compare <A> <B>`: the comparison report; other scopes do not combine with it. */
+async function compareCommand(
+  io: Io,
+  flags: ReturnType<typeof parseFlags>,
+  record: string | undefined,
+): Promise<number> {
+  if (flags.values.has("run") || flags.values.has("experiment") || flagSet(flags, "runs")) {
+    throw new UsageError(
+      "usage",
+      "show --compare takes two Runs or experiments as arguments, not --run, --experiment or --runs",
+      "niceeval show --compare <runA|experiment> <runB|experiment>",
+    );
+  }
+  const { runCompare } = await import("./show_compare.ts");
+  return await runCompare(io, {
+    sides: flags.positionals,
+    json: flagSet(flags, "json"),
+    failOnRegression: flagSet(flags, "fail-on-regression"),
+    ...(record !== undefined ? { record } : {}),
+  });
 }
 
 /** Resolves the command (or `exp list`) and its arguments; throws for unknown and reserved ones. */

@@ -14,8 +14,19 @@ import {
   slotIdentifier,
   slotIdOf,
 } from "../record/mod.ts";
-import { attemptViewLines, currentLines, jsonRow, runLines, type ShowRow } from "../report/mod.ts";
+import {
+  attemptViewLines,
+  currentLines,
+  jsonRow,
+  runLines,
+  type RunListEntry,
+  runListLines,
+  type ShowRow,
+  slotCounts,
+  sourceRuns,
+} from "../report/mod.ts";
 import { DEFAULT_RECORD_ROOT } from "./exp_defaults.ts";
+import { runByIdOrPrefix } from "./_run_lookup.ts";
 import { unpublishedWarning } from "./exp_warnings.ts";
 import type { Io } from "./io.ts";
 export { SHOW_FLAGS } from "./show_flags.ts";
@@ -29,10 +40,22 @@ export interface ShowOptions {
   readonly experiments: readonly string[];
   readonly json: boolean;
   readonly record?: string;
+  /** `--runs`: list the published Runs instead of results. */
+  readonly listRuns?: boolean;
 }
 
 /** Runs `show`; exit 0 whenever it could render. */
 export async function runShow(io: Io, options: ShowOptions): Promise<number> {
+  if (
+    options.listRuns &&
+    (options.locator !== undefined || options.runs.length > 0 || options.experiments.length > 0)
+  ) {
+    throw new UsageError(
+      "usage",
+      "--runs lists every published Run: it takes no locator, --run or --experiment",
+      "drop the locator and the --run/--experiment flags, or drop --runs",
+    );
+  }
   if (
     options.locator !== undefined && (options.runs.length > 0 || options.experiments.length > 0)
   ) {
@@ -52,7 +75,8 @@ export async function runShow(io: Io, options: ShowOptions): Promise<number> {
   const locator = options.locator === undefined ? undefined : parseLocator(options.locator);
   const recordRoot = resolve(io.cwd, options.record ?? DEFAULT_RECORD_ROOT);
   await checkRecordRoot(recordRoot, options.record);
-  if (locator === undefined && options.runs.length === 0) await requireConfig(io.cwd);
+  const projectScope = locator === undefined && options.runs.length === 0 && !options.listRuns;
+  if (projectScope) await requireConfig(io.cwd);
   const reader = new RecordReader(recordRoot);
   const scan = await reader.scan();
   const problems = scan.unpublished.length > 0
@@ -76,6 +100,7 @@ export async function runShow(io: Io, options: ShowOptions): Promise<number> {
     } else if (lines.length > 0) io.stdout.write(lines.join("\n") + "\n");
     return 0;
   };
+  if (options.listRuns) return out(...await runListScope(reader, scan.runs));
   if (locator !== undefined) return out(...await attemptScope(reader, locator, scan.runs));
   if (options.runs.length > 0) return out(...await runsScope(reader, options.runs, scan.runs));
   return out(...await currentScope(io, reader, options.experiments));
@@ -112,10 +137,12 @@ async function currentScope(
   );
   const candidates = await loadCandidates(reader, pairs);
   const rows: ShowRow[] = [];
+  const startedAtMs = new Map<string, number>();
   for (const pair of pairs) {
     for (let ordinal = 0; ordinal < pair.attempts; ordinal++) {
       const c = candidateOf(candidates, pair.experimentId, pair.evalId, ordinal);
       const current = c?.stored && c.stored.doc.executionIdentityDigest === pair.digest;
+      if (c) startedAtMs.set(c.run.runId, c.run.startedAtMs);
       rows.push({
         experimentId: pair.experimentId,
         evalId: pair.evalId,
@@ -129,9 +156,15 @@ async function currentScope(
       });
     }
   }
+  const runIds = sourceRuns(rows, startedAtMs);
+  const experimentRows = chosen.map((e) => ({
+    experimentId: e.id,
+    runIds: runIds.get(e.id) ?? [],
+    results: rows.filter((r) => r.experimentId === e.id && r.attempt !== null).length,
+  }));
   return [
-    { scope: "project-current", rows: rows.map(jsonRow) },
-    currentLines(rows, chosen.map((e) => e.id)),
+    { scope: "project-current", rows: rows.map(jsonRow), experiments: experimentRows },
+    currentLines(rows, chosen.map((e) => e.id), { runIds }),
   ];
 }
 
@@ -144,21 +177,7 @@ async function runsScope(
   const rows: ShowRow[] = [];
   for (const id of ids) {
     const run = findRun(id, runs);
-    const runRows: ShowRow[] = [];
-    for (const slot of run.doc.expectedSlots) {
-      const { member, stored } = await reader.slot(run, slot);
-      runRows.push({
-        experimentId: run.doc.experimentId,
-        evalId: slot.evalId,
-        ordinal: slot.ordinal,
-        kind: slot.kind,
-        runId: run.runId,
-        slotId: slot.slotId,
-        state: member.action,
-        reason: member.reason,
-        attempt: stored ? attemptOf(stored.doc, stored.verdict) : null,
-      });
-    }
+    const runRows = await rowsOfRun(reader, run);
     const { diagnostics } = await reader.details(run);
     lines.push(
       ...runLines({
@@ -173,18 +192,56 @@ async function runsScope(
   return [{ scope: "runs", rows: rows.map(jsonRow) }, lines];
 }
 
-function findRun(id: string, runs: readonly PublishedRun[]): PublishedRun {
-  const exact = runs.find((r) => r.runId === id);
-  if (exact) return exact;
-  const matches = id.length >= 8 ? runs.filter((r) => r.runId.startsWith(id)) : [];
-  if (matches.length === 1) return matches[0]!;
-  if (matches.length > 1) {
-    throw new UsageError(
-      "run-ambiguous",
-      `run "${id}" matches ${matches.length} runs`,
-      `use more characters: ${matches.slice(0, 5).map((r) => r.runId).join(", ")}`,
-    );
+/** One row per expected slot of a published Run, as stored. */
+async function rowsOfRun(reader: RecordReader, run: PublishedRun): Promise<ShowRow[]> {
+  const rows: ShowRow[] = [];
+  for (const slot of run.doc.expectedSlots) {
+    const { member, stored } = await reader.slot(run, slot);
+    rows.push({
+      experimentId: run.doc.experimentId,
+      evalId: slot.evalId,
+      ordinal: slot.ordinal,
+      kind: slot.kind,
+      runId: run.runId,
+      slotId: slot.slotId,
+      state: member.action,
+      reason: member.reason,
+      attempt: stored ? attemptOf(stored.doc, stored.verdict) : null,
+    });
   }
+  return rows;
+}
+
+/** `--runs`: every published Run, newest first, with its completion and slot counts. */
+async function runListScope(
+  reader: RecordReader,
+  runs: readonly PublishedRun[],
+): Promise<[Record<string, unknown>, string[]]> {
+  const newest = [...runs].sort((a, b) =>
+    b.startedAtMs - a.startedAtMs || (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0)
+  );
+  const entries: RunListEntry[] = [];
+  for (const run of newest) {
+    const { completedAt, completion } = await reader.details(run);
+    const rows = await rowsOfRun(reader, run);
+    entries.push({
+      runId: run.runId,
+      experimentId: run.doc.experimentId,
+      agent: run.doc.config.agent,
+      model: run.doc.config.model,
+      startedAt: run.doc.startedAt,
+      completedAt,
+      completion,
+      slots: rows.length,
+      counts: slotCounts(rows),
+    });
+  }
+  return [{ scope: "run-list", rows: entries }, runListLines(entries)];
+}
+
+function findRun(id: string, runs: readonly PublishedRun[]): PublishedRun {
+  const found = runByIdOrPrefix(id, runs);
+  if (found) return found;
   throw new UsageError(
     "run-not-found",
     `no published run "${id}"`,
@@ -276,6 +333,7 @@ function attemptOf(
     outcome: string;
     durationMs: number;
     estimatedCostUSD: number | null;
+    usage: { inputTokens: number | null; outputTokens: number | null } | null;
   },
   verdict: string,
 ) {
@@ -287,6 +345,7 @@ function attemptOf(
     outcome: doc.outcome,
     durationMs: doc.durationMs,
     estimatedCostUSD: doc.estimatedCostUSD,
+    usage: doc.usage,
   };
 }
 

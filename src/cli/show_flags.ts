@@ -16,6 +16,12 @@ export const SHOW_FLAGS: readonly FlagSpec[] = [
     repeatable: true,
     description: "project-current scope: only these experiments (exact IDs)",
   },
+  { name: "runs", description: "list the published Runs" },
+  { name: "compare", description: "compare two Runs or experiments: show --compare <A> <B>" },
+  {
+    name: "fail-on-regression",
+    description: "with --compare, exit 1 when an eval regressed (default: off)",
+  },
   { name: "json", description: "one JSON document on stdout (default: off)" },
   {
     name: "record",

@@ -13,3 +13,8 @@ export { PermanentLines, rampChangeLine } from "./plain_stream.ts";
 export { dryDocument, dryLines } from "./dry.ts";
 export { attemptViewLines, currentLines, jsonRow, runLines } from "./show.ts";
 export type { AttemptView, ShowRow } from "./show.ts";
+export { compareDocument, compareLines, compareRuns, type CompareSlot } from "./compare.ts";
+export { sourceRuns } from "./show.ts";
+export type { CurrentLinesOptions } from "./show.ts";
+export { runListLines, slotCounts } from "./show_runs.ts";
+export type { RunListEntry, SlotCounts } from "./show_runs.ts";

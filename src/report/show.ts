@@ -1,5 +1,5 @@
 /** `niceeval show` rendering (CMD-12 … CMD-15): pure functions from gathered rows to lines. */
-import { formatCost, formatDuration, formatScore } from "../_shared/mod.ts";
+import { formatCost, formatDuration, formatScore, formatTokens } from "../_shared/mod.ts";
 import { locatorOf } from "../record/mod.ts";
 import {
   type BuildDiagnostic,
@@ -21,6 +21,12 @@ export interface ShowRow {
   readonly attempt: ShowAttempt | null;
 }
 
+/** Token usage as an Attempt document stores it. */
+type ShowUsage = {
+  readonly inputTokens?: number | null;
+  readonly outputTokens?: number | null;
+} | null;
+
 /** The Attempt of a row. */
 interface ShowAttempt {
   readonly attemptId: string;
@@ -30,9 +36,22 @@ interface ShowAttempt {
   readonly outcome: string;
   readonly durationMs: number;
   readonly estimatedCostUSD: number | null;
+  /** The stored `usage`; absent where the caller has none to give. */
+  readonly usage?: ShowUsage | undefined;
 }
 
-/** The `show --json` row shape (CMD-15). */
+/** The measure columns of an eval line: duration, tokens, cost. */
+const EVAL_MEASURES: ReadonlySet<number> = new Set([1, 2, 3]);
+/** The measure columns of a `--run` table row: Duration, Tokens, Cost. */
+const RUN_MEASURES: ReadonlySet<number> = new Set([4, 5, 6]);
+
+/** Placeholder of a measure the Record does not know (no usage, no price). */
+const UNKNOWN = "—";
+
+/**
+ * The `show --json` row shape (CMD-15). Keys added after the first release (`attempt.usage`,
+ * `attempt.tokens`) come after the original ones; none is ever renamed or removed.
+ */
 export function jsonRow(row: ShowRow): Record<string, unknown> {
   return {
     experimentId: row.experimentId,
@@ -42,13 +61,105 @@ export function jsonRow(row: ShowRow): Record<string, unknown> {
     slotId: row.slotId,
     state: row.state,
     reason: row.reason,
-    attempt: row.attempt ? { ...row.attempt, locator: locatorOf(row.attempt.attemptId) } : null,
+    attempt: row.attempt
+      ? {
+        ...row.attempt,
+        usage: row.attempt.usage ?? null,
+        locator: locatorOf(row.attempt.attemptId),
+        tokens: tokensOf(row.attempt.usage ?? null),
+      }
+      : null,
   };
 }
 
-/** Project-current scope (CMD-12): one block per experiment, then the coverage section. */
-export function currentLines(rows: readonly ShowRow[], experimentIds: readonly string[]): string[] {
-  // One pass groups the rows (experiment, then eval in first-seen order): linear in the rows.
+/** Input plus output tokens, or null when the usage reports neither. */
+function tokensOf(usage: ShowUsage): number | null {
+  const input = usage?.inputTokens ?? null;
+  const output = usage?.outputTokens ?? null;
+  return input === null && output === null ? null : (input ?? 0) + (output ?? 0);
+}
+
+/**
+ * The Runs that the current results of each experiment come from (a row's `runId`, for rows with
+ * a result), newest first by `startedAtMs`, ties by RunId.
+ */
+export function sourceRuns(
+  rows: readonly ShowRow[],
+  startedAtMs: ReadonlyMap<string, number>,
+): Map<string, string[]> {
+  const sets = new Map<string, Set<string>>();
+  for (const row of rows) {
+    if (row.attempt === null || row.runId === null) continue;
+    let set = sets.get(row.experimentId);
+    if (!set) sets.set(row.experimentId, set = new Set());
+    set.add(row.runId);
+  }
+  const newest = (a: string, b: string) =>
+    (startedAtMs.get(b) ?? 0) - (startedAtMs.get(a) ?? 0) || (a < b ? -1 : a > b ? 1 : 0);
+  return new Map([...sets].map(([id, set]) => [id, [...set].sort(newest)]));
+}
+
+/** Options of {@link currentLines}. */
+export interface CurrentLinesOptions {
+  /** The Runs each experiment draws from, newest first ({@link sourceRuns}); none listed if absent. */
+  readonly runIds?: ReadonlyMap<string, readonly string[]>;
+}
+
+/** One experiment of the project-current scope, its rows grouped by eval in first-seen order. */
+interface Block {
+  readonly id: string;
+  readonly evals: [string, ShowRow[]][];
+  /** No row of the experiment has a result. */
+  readonly empty: boolean;
+}
+
+/**
+ * Project-current scope (CMD-12): one block per experiment, each eval line with its median
+ * duration, total tokens and total estimated cost over its Attempts; then the Runs the results
+ * come from, then the coverage section. An experiment without any result says how to get one.
+ */
+export function currentLines(
+  rows: readonly ShowRow[],
+  experimentIds: readonly string[],
+  options: CurrentLinesOptions = {},
+): string[] {
+  const blocks = groupBlocks(rows, experimentIds);
+  // Never-run experiments list no evals: their header says what to do.
+  const shown = blocks.flatMap((b) => neverRun(b) ? [] : b.evals);
+  const expWidth = Math.max(0, ...blocks.map((b) => b.id.length));
+  const evalWidth = Math.max(0, ...shown.map(([e]) => e.length));
+  const cells = new Map(shown.map(([, list]) => [list, evalCells(list)]));
+  const widths = columnWidths([...cells.values()].filter((c) => c.length > 1));
+  const lines: string[] = [];
+  for (const block of blocks) {
+    lines.push(`${block.id.padEnd(expWidth)}  ${experimentText(block)}`.trimEnd());
+    if (neverRun(block)) continue;
+    for (const [evalId, evalRows] of block.evals) {
+      const row = cells.get(evalRows)!;
+      const text = row.length > 1 ? alignCells(row, widths, EVAL_MEASURES) : row[0]!;
+      lines.push(`  ${evalId.padEnd(evalWidth)}  ${text}`);
+    }
+  }
+  const sources = experimentIds.flatMap((id) =>
+    (options.runIds?.get(id) ?? []).map((runId, i) => ({ id: i === 0 ? id : "", runId }))
+  );
+  if (sources.length > 0) {
+    lines.push("Runs");
+    for (const s of sources) lines.push(`  ${s.id.padEnd(expWidth)}  ${s.runId}`);
+  }
+  const neverRunIds = new Set(blocks.filter(neverRun).map((b) => b.id));
+  const missing = rows.filter((r) => r.attempt === null && !neverRunIds.has(r.experimentId));
+  if (missing.length > 0) {
+    lines.push("Result coverage");
+    for (const r of missing) {
+      lines.push(`  ${r.experimentId}  ${r.evalId}#${r.ordinal}  ${r.reason ?? "new"}`);
+    }
+  }
+  return lines;
+}
+
+/** One pass groups the rows (experiment, then eval in first-seen order): linear in the rows. */
+function groupBlocks(rows: readonly ShowRow[], experimentIds: readonly string[]): Block[] {
   const byExperiment = new Map<string, Map<string, ShowRow[]>>(
     experimentIds.map((id) => [id, new Map()]),
   );
@@ -59,37 +170,25 @@ export function currentLines(rows: readonly ShowRow[], experimentIds: readonly s
     if (!list) evals.set(row.evalId, list = []);
     list.push(row);
   }
-  const blocks = experimentIds.map((id) => ({ id, evals: [...byExperiment.get(id)!] }));
-  const expWidth = Math.max(0, ...blocks.map((b) => b.id.length));
-  const evalWidth = Math.max(0, ...blocks.flatMap((b) => b.evals.map(([e]) => e.length)));
-  const texts = new Map<ShowRow[], string>();
-  for (const b of blocks) for (const [, list] of b.evals) texts.set(list, evalText(list));
-  const textWidth = Math.max(0, ...[...texts.values()].map((t) => t.length));
-  const lines: string[] = [];
-  for (const block of blocks) {
-    const blockRows = block.evals.flatMap(([, list]) => list);
-    lines.push(`${block.id.padEnd(expWidth)}  ${experimentText(blockRows)}`.trimEnd());
-    for (const [evalId, evalRows] of block.evals) {
-      const latest = evalRows.findLast((r) => r.attempt !== null)?.attempt;
-      const text = texts.get(evalRows)!;
-      lines.push(
-        `  ${evalId.padEnd(evalWidth)}  ${
-          latest ? `${text.padEnd(textWidth)}  ${locatorOf(latest.attemptId)}` : text
-        }`,
-      );
-    }
-  }
-  const missing = rows.filter((r) => r.attempt === null);
-  if (missing.length > 0) {
-    lines.push("Result coverage");
-    for (const r of missing) {
-      lines.push(`  ${r.experimentId}  ${r.evalId}#${r.ordinal}  ${r.reason ?? "new"}`);
-    }
-  }
-  return lines;
+  return experimentIds.map((id) => {
+    const evals = [...byExperiment.get(id)!];
+    const empty = evals.every(([, list]) => list.every((r) => r.attempt === null));
+    return { id, evals, empty };
+  });
 }
 
-function experimentText(rows: readonly ShowRow[]): string {
+/** An experiment with slots, none of which was ever run (every one is new to the Record). */
+function neverRun(block: Block): boolean {
+  return block.empty && block.evals.length > 0 &&
+    block.evals.every(([, list]) => list.every((r) => (r.reason ?? "new") === "new"));
+}
+
+function experimentText(block: Block): string {
+  if (block.evals.length > 0 && block.empty) {
+    const what = neverRun(block) ? "no results yet" : "no current results";
+    return `${what} — run niceeval exp ${block.id}`;
+  }
+  const rows = block.evals.flatMap(([, list]) => list);
   const pass = rows.filter((r) => r.kind === "pass");
   const score = rows.filter((r) => r.kind === "score");
   const parts: string[] = [];
@@ -109,6 +208,63 @@ function scoreText(rows: readonly ShowRow[]): string {
   return `score ${formatScore(mean)} · ${scored.length}/${rows.length} complete`;
 }
 
+/**
+ * The cells of one eval line: its RESULTS-style text alone when no Attempt has a result, else the
+ * text, median duration, total tokens, total estimated cost and the latest Attempt's locator.
+ */
+function evalCells(rows: readonly ShowRow[]): string[] {
+  const attempts = rows.flatMap((r) => r.attempt ? [r.attempt] : []);
+  const text = evalText(rows);
+  if (attempts.length === 0) return [text];
+  const tokens = sumKnown(attempts.map((a) => tokensOf(a.usage ?? null)));
+  const cost = sumKnown(attempts.map((a) => a.estimatedCostUSD));
+  return [
+    text,
+    formatDuration(median(attempts.map((a) => a.durationMs))),
+    tokens === null ? UNKNOWN : `${formatTokens(tokens)} tok`,
+    cost === null ? UNKNOWN : formatCost(cost),
+    locatorOf(attempts.at(-1)!.attemptId),
+  ];
+}
+
+/** The sum of the known values, or null when none is known. */
+function sumKnown(values: readonly (number | null)[]): number | null {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length === 0 ? null : known.reduce((s, v) => s + v, 0);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** The widest cell of each column. */
+export function columnWidths(rows: readonly (readonly string[])[]): number[] {
+  const columns = Math.max(0, ...rows.map((r) => r.length));
+  return Array.from({ length: columns }, (_, c) => Math.max(0, ...rows.map((r) => len(r[c]))));
+}
+
+const len = (cell: string | undefined) => cell?.length ?? 0;
+
+/**
+ * Joins cells with two spaces: the `measures` columns (numbers) padded left, the others right; the
+ * last column is never padded.
+ */
+export function alignCells(
+  cells: readonly string[],
+  widths: readonly number[],
+  measures: ReadonlySet<number>,
+): string {
+  return cells.map((cell, c) =>
+    c === cells.length - 1
+      ? cell
+      : measures.has(c)
+      ? cell.padStart(widths[c]!)
+      : cell.padEnd(widths[c]!)
+  ).join("  ").trimEnd();
+}
+
 /** RESULTS-style wording of one eval's rows (OUT-H13). */
 function evalText(rows: readonly ShowRow[]): string {
   const count = (v: string) => rows.filter((r) => r.attempt?.verdict === v).length;
@@ -126,7 +282,8 @@ function evalText(rows: readonly ShowRow[]): string {
 }
 
 /**
- * Runs scope (CMD-13): a header per Run and one table row per planned slot, then the Run's build
+ * Runs scope (CMD-13): a header per Run and one table row per planned slot (with its Attempt's
+ * duration, tokens and estimated cost, carried ones included), then the Run's build
  * failures, one entry per build key with every affected Attempt (sandboxes.md rules 70–71).
  */
 export function runLines(
@@ -140,30 +297,39 @@ export function runLines(
   rows: readonly ShowRow[],
 ): string[] {
   const table = [
-    ["Experiment", "Eval", "Attempt", "Result", "Details"],
+    ["Experiment", "Eval", "Attempt", "Result", "Duration", "Tokens", "Cost", "Details"],
     ...rows.map((r) => [
       r.experimentId,
       r.evalId,
       `#${r.ordinal}`,
       resultText(r),
+      ...measureCells(r.attempt),
       detailText(r),
     ]),
   ];
-  const widths = table[0]!.map((_, c) => Math.max(...table.map((row) => row[c]!.length)));
+  const widths = columnWidths(table);
   const builds = runBuildFailures(run.runId, run.diagnostics ?? []);
   return [
     `Run ${run.runId} · ${run.experimentId} · ${run.startedAt} · ${rows.length} slot${
       rows.length === 1 ? "" : "s"
     }`,
-    ...table.map((row) =>
-      row.map((cell, c) => c === row.length - 1 ? cell : cell.padEnd(widths[c]!)).join("  ")
-        .trimEnd()
-    ),
+    ...table.map((row) => alignCells(row, widths, RUN_MEASURES)),
     ...(builds.length > 0 ? ["Build failures"] : []),
     ...builds.flatMap((group) => [
       `  ✗ build ${group.buildKey} · ${groupSize(group)}`,
       ...buildGroupBody(group, { indent: "    ", allAttempts: true }),
     ]),
+  ];
+}
+
+/** Duration, tokens and estimated cost of a row's Attempt; empty cells without an Attempt. */
+function measureCells(a: ShowAttempt | null): [string, string, string] {
+  if (!a) return ["", "", ""];
+  const tokens = tokensOf(a.usage ?? null);
+  return [
+    formatDuration(a.durationMs),
+    tokens === null ? UNKNOWN : formatTokens(tokens),
+    a.estimatedCostUSD === null ? UNKNOWN : formatCost(a.estimatedCostUSD),
   ];
 }
 

@@ -218,6 +218,7 @@ function projectLines(stdout: string): Map<string, string> {
   const lines = new Map<string, string>();
   let experiment = "";
   for (const line of stdout.trimEnd().split("\n")) {
+    if (line === "Runs") break; // the source Runs, then coverage: no experiment lines
     const first = line.trim().split(/\s+/)[0]!;
     if (!line.startsWith(" ")) experiment = first;
     lines.set(line.startsWith(" ") ? `${experiment}/${first}` : first, line);
