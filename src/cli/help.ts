@@ -3,6 +3,7 @@ import { Command, Option } from "commander";
 import { EXP_FLAGS, EXP_LIST_FLAGS, type FlagSpec, INIT_FLAGS, LIST_FLAGS } from "./flags.ts";
 import { CLEAN_FLAGS } from "./clean_flags.ts";
 import { SHOW_FLAGS } from "./show_flags.ts";
+import { VIEW_FLAGS } from "./view_flags.ts";
 
 /** Flags of `sandbox list` (sandboxes.md §7.3). */
 export const SANDBOX_LIST_FLAGS: readonly FlagSpec[] = [
@@ -72,6 +73,14 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       "Render published results: current results, stored Runs, one Attempt, or two Runs compared",
     flags: SHOW_FLAGS,
     examples: ["niceeval show", "niceeval show --compare <runA> <runB>"],
+  },
+  view: {
+    usage:
+      "[--run <id>... | --experiment <id>...] [--compare <A> <B>] [--out <file>] [--open] [--serve [--port <n>]] [--record <root>]",
+    summary:
+      "Build one self-contained HTML report of the results (overview, matrix, Attempts, charts)",
+    flags: VIEW_FLAGS,
+    examples: ["niceeval view --open", "niceeval view --compare <runA> <runB>"],
   },
   clean: {
     usage: "[--record <root>] [--discard]",

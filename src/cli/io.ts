@@ -65,6 +65,8 @@ export interface Io {
   readonly uid: number | null;
   /** The name of the user this process runs as, when the host knows it (sandbox `USER`). */
   readonly user?: string | undefined;
+  /** The operating system (`Deno.build.os`); absent means linux (tests calling `main`). */
+  readonly os?: string;
   /**
    * The URLs of the running niceeval's public entries (`init` writes them into the project's
    * import map). Absent in tests that call `main` in-process without a process entry.

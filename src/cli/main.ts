@@ -12,6 +12,7 @@ import {
   flagSet,
   type FlagSpec,
   INIT_FLAGS,
+  intFlag,
   LIST_FLAGS,
   oneLine,
   parseFlags,
@@ -32,7 +33,6 @@ import type { RampCommand } from "./ramp.ts";
 
 const RESERVED: Readonly<Record<string, string>> = {
   accept: "exp",
-  view: "show",
   migrate: "exp",
   debug: "exp",
   check: "exp --dry",
@@ -123,6 +123,27 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
         experiments: flags.values.get("experiment") ?? [],
         json: flagSet(flags, "json"),
         listRuns: flagSet(flags, "runs"),
+        ...(record !== undefined ? { record } : {}),
+      });
+    }
+    case "view": {
+      const { runView, VIEW_FLAGS } = await import("./view.ts");
+      const { checkCompareSides } = await import("./show_compare.ts");
+      const flags = parseFlags(tail, VIEW_FLAGS, "view");
+      const record = flags.values.get("record")?.[0];
+      const out = flags.values.get("out")?.[0];
+      const port = intFlag(flags, "port", { max: 65535 });
+      const compare = flagSet(flags, "compare");
+      if (compare) checkCompareSides(flags.positionals, "view");
+      else noPositionals(flags.positionals, "view");
+      return await runView(io, {
+        runs: flags.values.get("run") ?? [],
+        experiments: flags.values.get("experiment") ?? [],
+        compare: compare ? [flags.positionals[0]!, flags.positionals[1]!] : null,
+        open: flagSet(flags, "open"),
+        serve: flagSet(flags, "serve"),
+        ...(out !== undefined ? { out } : {}),
+        ...(port !== undefined ? { port } : {}),
         ...(record !== undefined ? { record } : {}),
       });
     }

@@ -53,14 +53,17 @@ export async function checkRecordRoot(root: string, flag?: string): Promise<void
 export async function junitTarget(
   cwd: string,
   path: string,
-  options: { usage?: boolean } = {},
+  options: { usage?: boolean; flag?: string; example?: string } = {},
 ): Promise<string> {
   const full = resolve(cwd, path);
-  const hint = "pass the path of a regular file, for example --junit junit.xml";
+  const flag = options.flag ?? "junit";
+  const hint = `pass the path of a regular file, for example --${flag} ${
+    options.example ?? "junit.xml"
+  }`;
   const fail = (reason: string) =>
     options.usage === false
       ? new Error(reason)
-      : new UsageError("usage", `--junit ${quoteValue(path)} cannot be written: ${reason}`, hint);
+      : new UsageError("usage", `--${flag} ${quoteValue(path)} cannot be written: ${reason}`, hint);
   const kind = await pathKind(full, fail);
   if (kind === "directory") throw fail("it is a directory");
   if (kind === "other" || kind === "dangling") throw fail(`it is ${KIND_TEXT[kind]}`);

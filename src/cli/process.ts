@@ -79,6 +79,7 @@ export async function runProcess(
     forceInterrupt: force.signal,
     pid: Deno.pid,
     hostname: Deno.hostname(),
+    os: Deno.build.os,
     cpus: navigator.hardwareConcurrency,
     uid: Deno.uid(),
     user: userName(),

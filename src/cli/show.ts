@@ -1,19 +1,7 @@
 /** `niceeval show` (CMD-12 … CMD-16): renders published results; never writes anything. */
 import { resolve } from "node:path";
 import { UsageError } from "../_shared/mod.ts";
-import { select } from "../plan/mod.ts";
-import type { DiscoveredEval, DiscoveredExperiment } from "../discovery/mod.ts";
-import { identityOf } from "./plan_run.ts";
-import {
-  candidateOf,
-  loadCandidates,
-  locatorOf,
-  parseLocator,
-  type PublishedRun,
-  RecordReader,
-  slotIdentifier,
-  slotIdOf,
-} from "../record/mod.ts";
+import { locatorOf, parseLocator, type PublishedRun, RecordReader } from "../record/mod.ts";
 import {
   attemptViewLines,
   currentLines,
@@ -23,14 +11,13 @@ import {
   runListLines,
   type ShowRow,
   slotCounts,
-  sourceRuns,
 } from "../report/mod.ts";
 import { DEFAULT_RECORD_ROOT } from "./exp_defaults.ts";
-import { runByIdOrPrefix } from "./_run_lookup.ts";
+import { attemptOf, currentRows, findRun, rowsOfRun, runsNewestFirst } from "./_show_rows.ts";
 import { unpublishedWarning } from "./exp_warnings.ts";
 import type { Io } from "./io.ts";
 export { SHOW_FLAGS } from "./show_flags.ts";
-import { loadProject, requireConfig } from "./project.ts";
+import { requireConfig } from "./project.ts";
 import { checkRecordRoot } from "./path_flags.ts";
 
 /** Options of `show`. */
@@ -111,60 +98,15 @@ async function currentScope(
   reader: RecordReader,
   only: readonly string[],
 ): Promise<[Record<string, unknown>, string[]]> {
-  const project = await loadProject(io, { experiments: true });
-  const { experiments, evals } = project.discovered;
-  for (const id of only) {
-    if (!experiments.some((e) => e.id === id)) {
-      throw new UsageError(
-        "experiment-not-found",
-        `no experiment "${id}"`,
-        `available experiments: ${experiments.map((e) => e.id).slice(0, 10).join(", ")}`,
-      );
-    }
-  }
-  const chosen = experiments.filter((e) => only.length === 0 || only.includes(e.id));
-  const selected = chosen.map((experiment) => ({ experiment, evals: ownEvals(experiment, evals) }));
-  const identify = slotIdentifier(await identityOf(project, selected));
-  const pairs = selected.flatMap(({ experiment, evals: own }) =>
-    own.map((e) => ({
-      experimentId: experiment.id,
-      evalId: e.id,
-      kind: e.definition.evaluationKind,
-      attempts: experiment.definition.attempts,
-      digest: identify({ experimentId: experiment.id, evalId: e.id, ordinal: 0 })
-        .executionIdentityDigest,
-    }))
-  );
-  const candidates = await loadCandidates(reader, pairs);
-  const rows: ShowRow[] = [];
-  const startedAtMs = new Map<string, number>();
-  for (const pair of pairs) {
-    for (let ordinal = 0; ordinal < pair.attempts; ordinal++) {
-      const c = candidateOf(candidates, pair.experimentId, pair.evalId, ordinal);
-      const current = c?.stored && c.stored.doc.executionIdentityDigest === pair.digest;
-      if (c) startedAtMs.set(c.run.runId, c.run.startedAtMs);
-      rows.push({
-        experimentId: pair.experimentId,
-        evalId: pair.evalId,
-        ordinal,
-        kind: pair.kind,
-        runId: c?.run.runId ?? null,
-        slotId: slotIdOf(pair.evalId, ordinal),
-        state: current ? (c!.originRunId === c!.run.runId ? "executed" : "carried") : "missing",
-        reason: current ? null : c?.stored ? "identity-changed" : "new",
-        attempt: current ? attemptOf(c!.stored!.doc, c!.stored!.verdict) : null,
-      });
-    }
-  }
-  const runIds = sourceRuns(rows, startedAtMs);
-  const experimentRows = chosen.map((e) => ({
+  const { experiments, rows, runIds } = await currentRows(io, reader, only);
+  const experimentRows = experiments.map((e) => ({
     experimentId: e.id,
     runIds: runIds.get(e.id) ?? [],
     results: rows.filter((r) => r.experimentId === e.id && r.attempt !== null).length,
   }));
   return [
     { scope: "project-current", rows: rows.map(jsonRow), experiments: experimentRows },
-    currentLines(rows, chosen.map((e) => e.id), { runIds }),
+    currentLines(rows, experiments.map((e) => e.id), { runIds }),
   ];
 }
 
@@ -192,63 +134,23 @@ async function runsScope(
   return [{ scope: "runs", rows: rows.map(jsonRow) }, lines];
 }
 
-/** One row per expected slot of a published Run, as stored. */
-async function rowsOfRun(reader: RecordReader, run: PublishedRun): Promise<ShowRow[]> {
-  const rows: ShowRow[] = [];
-  for (const slot of run.doc.expectedSlots) {
-    const { member, stored } = await reader.slot(run, slot);
-    rows.push({
-      experimentId: run.doc.experimentId,
-      evalId: slot.evalId,
-      ordinal: slot.ordinal,
-      kind: slot.kind,
-      runId: run.runId,
-      slotId: slot.slotId,
-      state: member.action,
-      reason: member.reason,
-      attempt: stored ? attemptOf(stored.doc, stored.verdict) : null,
-    });
-  }
-  return rows;
-}
-
 /** `--runs`: every published Run, newest first, with its completion and slot counts. */
 async function runListScope(
   reader: RecordReader,
   runs: readonly PublishedRun[],
 ): Promise<[Record<string, unknown>, string[]]> {
-  const newest = [...runs].sort((a, b) =>
-    b.startedAtMs - a.startedAtMs || (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0)
-  );
-  const entries: RunListEntry[] = [];
-  for (const run of newest) {
-    const { completedAt, completion } = await reader.details(run);
-    const rows = await rowsOfRun(reader, run);
-    entries.push({
-      runId: run.runId,
-      experimentId: run.doc.experimentId,
-      agent: run.doc.config.agent,
-      model: run.doc.config.model,
-      startedAt: run.doc.startedAt,
-      completedAt,
-      completion,
-      slots: rows.length,
-      counts: slotCounts(rows),
-    });
-  }
+  const entries: RunListEntry[] = (await runsNewestFirst(reader, runs)).map((run) => ({
+    runId: run.runId,
+    experimentId: run.experimentId,
+    agent: run.agent,
+    model: run.model,
+    startedAt: run.startedAt,
+    completedAt: run.completedAt,
+    completion: run.completion,
+    slots: run.rows.length,
+    counts: slotCounts(run.rows),
+  }));
   return [{ scope: "run-list", rows: entries }, runListLines(entries)];
-}
-
-function findRun(id: string, runs: readonly PublishedRun[]): PublishedRun {
-  const found = runByIdOrPrefix(id, runs);
-  if (found) return found;
-  throw new UsageError(
-    "run-not-found",
-    `no published run "${id}"`,
-    id.length < 8
-      ? "give a full RunId or a unique prefix of at least 8 characters"
-      : "run niceeval show to list current results",
-  );
 }
 
 async function attemptScope(
@@ -323,41 +225,4 @@ async function attemptScope(
     },
     attemptViewLines(view),
   ];
-}
-
-function attemptOf(
-  doc: {
-    attemptId: string;
-    originRunId: string;
-    score: number | null;
-    outcome: string;
-    durationMs: number;
-    estimatedCostUSD: number | null;
-    usage: { inputTokens: number | null; outputTokens: number | null } | null;
-  },
-  verdict: string,
-) {
-  return {
-    attemptId: doc.attemptId,
-    originRunId: doc.originRunId,
-    verdict,
-    score: doc.score,
-    outcome: doc.outcome,
-    durationMs: doc.durationMs,
-    estimatedCostUSD: doc.estimatedCostUSD,
-    usage: doc.usage,
-  };
-}
-
-/** An experiment's own eval selection, without command-line narrowing. */
-function ownEvals(
-  experiment: DiscoveredExperiment,
-  evals: readonly DiscoveredEval[],
-): readonly DiscoveredEval[] {
-  try {
-    return select([experiment], evals, { evalPrefixes: [], tags: [] }).experiments[0]?.evals ?? [];
-  } catch (error) {
-    if ((error as { code?: string }).code === "nothing-selected") return [];
-    throw error;
-  }
 }

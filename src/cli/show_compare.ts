@@ -5,7 +5,13 @@
 import { resolve } from "node:path";
 import { UsageError } from "../_shared/mod.ts";
 import { type PublishedRun, RecordReader } from "../record/mod.ts";
-import { compareDocument, compareLines, compareRuns, type CompareSlot } from "../report/mod.ts";
+import {
+  compareDocument,
+  compareLines,
+  compareRuns,
+  type CompareSide,
+  type CompareSlot,
+} from "../report/mod.ts";
 import { DEFAULT_RECORD_ROOT } from "./exp_defaults.ts";
 import { runByIdOrPrefix } from "./_run_lookup.ts";
 import { unpublishedWarning } from "./exp_warnings.ts";
@@ -22,11 +28,9 @@ export interface CompareOptions {
   readonly record?: string;
 }
 
-const USAGE_HINT = "niceeval show --compare <runA|experiment> <runB|experiment>";
-
 /** Runs `show --compare`; exit 0, or 1 with `failOnRegression` when an eval regressed. */
 export async function runCompare(io: Io, options: CompareOptions): Promise<number> {
-  checkUsage(options);
+  checkCompareSides(options.sides, "show");
   const recordRoot = resolve(io.cwd, options.record ?? DEFAULT_RECORD_ROOT);
   await checkRecordRoot(recordRoot, options.record);
   const reader = new RecordReader(recordRoot);
@@ -51,21 +55,25 @@ export async function runCompare(io: Io, options: CompareOptions): Promise<numbe
   return options.failOnRegression && comparison.counts.regressed > 0 ? 1 : 0;
 }
 
-/** The sides must be two Runs or experiments; `main` rejects `--run` and `--experiment`. */
-function checkUsage(options: CompareOptions): void {
-  const locator = options.sides.find((s) => s.startsWith("@"));
+/**
+ * The sides of `<command> --compare` must be two Runs or experiments, not an Attempt locator;
+ * `main` rejects `--run` and `--experiment` with `show --compare`.
+ */
+export function checkCompareSides(sides: readonly string[], command: "show" | "view"): void {
+  const hint = `niceeval ${command} --compare <runA|experiment> <runB|experiment>`;
+  const locator = sides.find((s) => s.startsWith("@"));
   if (locator !== undefined) {
     throw new UsageError(
       "usage",
       `--compare compares Runs or experiments, not the Attempt ${locator}`,
-      USAGE_HINT,
+      hint,
     );
   }
-  if (options.sides.length !== 2) {
+  if (sides.length !== 2) {
     throw new UsageError(
       "usage",
-      `--compare takes exactly two Runs or experiments, got ${options.sides.length}`,
-      USAGE_HINT,
+      `--compare takes exactly two Runs or experiments, got ${sides.length}`,
+      hint,
     );
   }
 }
@@ -74,7 +82,7 @@ function checkUsage(options: CompareOptions): void {
  * The published Run a side names: a full RunId, else the latest Run (by start, then RunId) of an
  * experiment with that ID, else the only Run whose RunId starts with a prefix of ≥ 8 characters.
  */
-function findSide(side: string, runs: readonly PublishedRun[]): PublishedRun {
+export function findSide(side: string, runs: readonly PublishedRun[]): PublishedRun {
   const exact = runs.find((r) => r.runId === side);
   if (exact) return exact;
   const ofExperiment = runs.filter((r) => r.doc.experimentId === side);
@@ -92,7 +100,8 @@ function later(x: PublishedRun, y: PublishedRun): boolean {
   return x.startedAtMs !== y.startedAtMs ? x.startedAtMs > y.startedAtMs : x.runId > y.runId;
 }
 
-async function sideOf(reader: RecordReader, run: PublishedRun) {
+/** One side of a comparison: every expected slot of `run` with its Attempt's verdict. */
+export async function sideOf(reader: RecordReader, run: PublishedRun): Promise<CompareSide> {
   const slots: CompareSlot[] = [];
   for (const slot of run.doc.expectedSlots) {
     const { stored } = await reader.slot(run, slot);

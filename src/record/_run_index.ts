@@ -31,6 +31,11 @@ export interface IndexedAttempt {
   /** Where its record's frame lies in the log. */
   readonly offset: number;
   readonly length: number;
+  /** Its assertions and events documents, when the index was asked to keep them. */
+  readonly documents?: {
+    readonly assertions: AssertionsDoc;
+    readonly events: Record<string, unknown>;
+  };
 }
 
 /** What one pass over a Run's log found. */
@@ -62,8 +67,14 @@ export class LogProblem extends Error {
 /**
  * Indexes the log of Run `runId`. `published`: the log must end with the end record, with no torn
  * tail; otherwise (salvage) a torn tail is ignored and the end record may be missing.
+ * `keepDocuments`: each indexed Attempt keeps its assertions and events (a report of them all).
  */
-export function indexRunLog(bytes: Uint8Array, runId: string, published: boolean): RunIndex {
+export function indexRunLog(
+  bytes: Uint8Array,
+  runId: string,
+  published: boolean,
+  keepDocuments = false,
+): RunIndex {
   // Frame by frame: only the index is kept, never every parsed record at once.
   let offset = 0;
   const members = new Map<string, MemberDoc>();
@@ -79,7 +90,7 @@ export function indexRunLog(bytes: Uint8Array, runId: string, published: boolean
     const value = entry.value;
     switch (value.record) {
       case "attempt": {
-        const { attempt, assertions } = attemptRecordOf(value, runId, at);
+        const { attempt, assertions, events } = attemptRecordOf(value, runId, at);
         if (attempts.has(attempt.attemptId)) {
           throw new LogProblem(`${at}: Attempt ${attempt.attemptId} is recorded twice`);
         }
@@ -88,6 +99,7 @@ export function indexRunLog(bytes: Uint8Array, runId: string, published: boolean
           verdict: verdictOf(attempt, assertions),
           offset: entry.offset,
           length: entry.length,
+          ...(keepDocuments ? { documents: { assertions, events } } : {}),
         });
         break;
       }

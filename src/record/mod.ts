@@ -3,7 +3,7 @@
  * Owns the on-disk Record: layout, atomic writes, document schemas, the writer that publishes
  * Runs, locators and slot IDs, and reuse identity. It holds no locks and never renders output.
  */
-export { createExclusive, isTempName, writeTextAtomic } from "./atomic.ts";
+export { createExclusive, isTempName, redactedJson, writeTextAtomic } from "./atomic.ts";
 export { locatorOf, parseLocator, slotIdOf } from "./ids.ts";
 export {
   configHashOf,

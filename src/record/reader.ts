@@ -93,8 +93,16 @@ export class RecordReader {
    */
   readonly #listings = new Map<string, Promise<ReadonlyMap<string, EntryKind>>>();
 
-  constructor(root: string) {
+  /** Each indexed Attempt keeps its assertions and events ({@link RecordReader.runDocuments}). */
+  readonly #keepDocuments: boolean;
+
+  /**
+   * @param options.keepDocuments Keep every Attempt's assertions and events while indexing a Run,
+   *   for a reader that reports them all: one pass over each log instead of two.
+   */
+  constructor(root: string, options: { readonly keepDocuments?: boolean } = {}) {
     this.root = root;
+    this.#keepDocuments = options.keepDocuments ?? false;
   }
 
   /** Lists published Runs (validated `run.json`) and unpublished Run directories. */
@@ -229,7 +237,7 @@ export class RecordReader {
       index = this.#limit(async () => {
         const bytes = await this.#readBytes(path, run.dir);
         try {
-          return indexRunLog(bytes, run.runId, true);
+          return indexRunLog(bytes, run.runId, true, this.#keepDocuments);
         } catch (error) {
           if (error instanceof LogProblem) throw invalid(this.root, path, run.dir, error.message);
           throw error;
@@ -427,6 +435,36 @@ export class RecordReader {
       EVENTS_SCHEMA,
       join(stored.dir, "..", ".."),
     ) as Record<string, unknown>;
+  }
+
+  /** The assertions and events documents of a stored Attempt, read once (a v2 record). */
+  async documents(
+    stored: StoredAttempt,
+  ): Promise<{ assertions: AssertionsDoc; events: Record<string, unknown> }> {
+    if (!stored.log) {
+      return { assertions: await this.assertions(stored), events: await this.events(stored) };
+    }
+    const { assertions, events } = await this.#attemptRecord(stored);
+    return { assertions, events };
+  }
+
+  /**
+   * The assertions and events documents of every Attempt a v2 Run executed, by AttemptId, from
+   * the one pass that indexes its log (a reader made with `keepDocuments`); null for a v1 Run,
+   * whose Attempts are read one by one, or without `keepDocuments`.
+   */
+  async runDocuments(
+    run: PublishedRun,
+  ): Promise<Map<string, { assertions: AssertionsDoc; events: Record<string, unknown> }> | null> {
+    if (run.layout === 1 || !this.#keepDocuments) return null;
+    const documents = new Map<
+      string,
+      { assertions: AssertionsDoc; events: Record<string, unknown> }
+    >();
+    for (const [attemptId, found] of (await this.#index(run)).attempts) {
+      if (found.documents) documents.set(attemptId, found.documents);
+    }
+    return documents;
   }
 
   /** `attempt.json` of a stored Attempt as written, every key kept (`show --json`). */

@@ -13,8 +13,18 @@ export { PermanentLines, rampChangeLine } from "./plain_stream.ts";
 export { dryDocument, dryLines } from "./dry.ts";
 export { attemptViewLines, currentLines, jsonRow, runLines } from "./show.ts";
 export type { AttemptView, ShowRow } from "./show.ts";
-export { compareDocument, compareLines, compareRuns, type CompareSlot } from "./compare.ts";
+export {
+  compareDocument,
+  compareLines,
+  compareRuns,
+  type CompareSide,
+  type CompareSlot,
+} from "./compare.ts";
 export { sourceRuns } from "./show.ts";
 export type { CurrentLinesOptions } from "./show.ts";
 export { runListLines, slotCounts } from "./show_runs.ts";
 export type { RunListEntry, SlotCounts } from "./show_runs.ts";
+export { buildViewModel } from "./view/build.ts";
+export type { AttemptDetail, ExperimentInput, RunInput, ViewInput } from "./view/build.ts";
+export type { ViewEval, ViewModel } from "./view/model.ts";
+export { renderHtml } from "./view/html.ts";

@@ -425,7 +425,7 @@ function rootGames(random: Random, _paths: FuzzPaths, add: Add): void {
     ["exp list"],
     [""],
     [" "],
-    ["view"],
+    ["view", "--port", "1"],
     ["accept", "--json"],
     ["sandbox"],
     ["sandbox", "nope"],

@@ -97,7 +97,6 @@ Deno.test("main() answers an unknown command with the list of commands (CMD-1)",
 Deno.test("main() rejects the reserved commands with command-unavailable (CMD-1)", async () => {
   const nearest: Record<string, string> = {
     accept: "exp",
-    view: "show",
     migrate: "exp",
     debug: "exp",
     check: "exp --dry",

@@ -62,14 +62,11 @@ Deno.test("niceeval run: an unknown command lists the commands exits 2 (CMD-1)",
   assert.equal(end, "");
 });
 
-Deno.test("niceeval view: a reserved command fails with command-unavailable exits 2 (CMD-1)", async () => {
+Deno.test("niceeval view: outside a project it fails with config-missing and writes nothing (issue 17)", async () => {
   await using p = await tempProject(null);
   const r = await p.run(["view"]);
   assert.equal(r.code, 2);
   assert.equal(r.stdout, "");
-  assert.equal(
-    r.stderr,
-    "error: niceeval view is not available in this release [command-unavailable]\n" +
-      "hint: use niceeval show\n",
-  );
+  assert.match(r.stderr, /\[config-missing\]\nhint: run niceeval init/);
+  await assert.rejects(Deno.stat(`${p.dir}/.niceeval`), Deno.errors.NotFound);
 });

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { type CliResult, ndjson, type TempProject, tempProject } from "../_helpers/cli.ts";
 import { readRunFiles } from "../_helpers/record_files.ts";
+import { decodeData } from "../../src/report/view/html.ts";
 
 /** Credentials of the environment; `.env` of `secret_canary_project` adds three more. */
 const ENV = {
@@ -111,6 +112,9 @@ Deno.test("niceeval exp: no canary credential reaches any stream or file in any 
       await capture(p, outputs, args);
       await capture(p, outputs, [...args, "--json"]);
     }
+    // The HTML report of view embeds every Attempt's documents: the project's and one Run's.
+    await capture(p, outputs, ["view"]);
+    await capture(p, outputs, ["view", "--run", runId, "--out", "run-report.html"]);
     const echo = outputs.get(`stdout of niceeval show ${locators[0]}`)!;
     assert.match(echo, /body console\.log \*\*\*/);
     assert.match(echo, /received sandbox says \*\*\*/);
@@ -126,12 +130,16 @@ Deno.test("niceeval exp: no canary credential reaches any stream or file in any 
       const name = file.startsWith(p.stateDir)
         ? `state dir: ${relative(p.stateDir, file)}`
         : relative(p.dir, file);
-      texts.set(name, await Deno.readTextFile(file));
+      const text = await Deno.readTextFile(file);
+      texts.set(name, text);
+      // A report's data is compressed: its leaks are looked for in the inflated text.
+      const data = /id="niceeval-data">([^<]*)</.exec(text)?.[1];
+      if (data !== undefined) texts.set(`${name} data`, decodeData(data));
     }
     const names = [...texts.keys()];
     const logs = names.filter((n) => n.endsWith("/records.log"));
     assert.equal(logs.length, 2, "the log of each of the two Runs is checked");
-    for (const kind of ["junit.xml", "records.log"]) {
+    for (const kind of ["junit.xml", "records.log", "report.html data"]) {
       const redacted = names.filter((n) => n.endsWith(kind) && texts.get(n)!.includes("***"));
       assert.ok(redacted.length > 0, `no ${kind} shows a redacted value: the echoes did not run`);
     }
@@ -161,10 +169,11 @@ Deno.test("niceeval exp: no canary credential reaches any stream or file in any 
     }
     assert.deepEqual(leaks, [], `${leaks.length} leak(s) in ${checks} checks`);
     assert.ok(files.some((f) => f.startsWith(p.stateDir)), "the state directory was not checked");
-    // 32 streams (2 exp runs, 14 readers, stdout and stderr each) and 10 files: the 3 files of each
-    // of two Runs (run.json, records.log, complete), record.json, the 2 JUnit reports and the lock.
-    assert.equal(outputs.size, 32);
-    const written = names.filter((n) => !outputs.has(n)).map((n) =>
+    // 36 streams (2 exp runs, 16 readers, stdout and stderr each) and 12 files: the 3 files of each
+    // of two Runs (run.json, records.log, complete), record.json, the 2 JUnit reports, the 2 HTML
+    // reports and the lock.
+    assert.equal(outputs.size, 36);
+    const written = names.filter((n) => !outputs.has(n) && !n.endsWith(" data")).map((n) =>
       n.replace(/runs\/[0-9a-f-]{36}\//, "runs/<RunId>/").replace(
         /roots\/[0-9a-f]{64}/,
         "roots/<hash>",
@@ -178,8 +187,10 @@ Deno.test("niceeval exp: no canary credential reaches any stream or file in any 
       ".niceeval/record/runs/<RunId>/complete",
       ".niceeval/record/runs/<RunId>/records.log",
       ".niceeval/record/runs/<RunId>/run.json",
+      ".niceeval/report.html",
       "junit.xml",
       "reports/junit.xml",
+      "run-report.html",
       "state dir: roots/<hash>.lock",
     ]);
   });

@@ -45,7 +45,14 @@ Deno.test(".ci/run runs the README's test command and no other Deno command", as
   assert.ok(start >= 0 && start < test && test < stop, "order: start, test, stop");
 });
 
-for (const script of [".ci/run", "scripts/ci/dockerd.sh", "scripts/ci/agent_clis.sh"]) {
+for (
+  const script of [
+    ".ci/run",
+    "scripts/ci/dockerd.sh",
+    "scripts/ci/agent_clis.sh",
+    "scripts/ci/chromium.sh",
+  ]
+) {
   Deno.test(`${script} is an executable POSIX sh script`, async () => {
     const path = join(REPO_ROOT, script);
     assert.equal((await readFile(path, "utf8")).split("\n", 1)[0], "#!/bin/sh");
@@ -67,8 +74,11 @@ exit 0`;
 const FAKE_AGENT_CLIS = `echo "agent_clis" >> "$FAKE_LOG"
 exit "\${FAKE_AGENT_CLIS_STATUS:-0}"`;
 
+const FAKE_CHROMIUM = `echo "chromium" >> "$FAKE_LOG"
+exit "\${FAKE_CHROMIUM_STATUS:-0}"`;
+
 const FAKE_DENO =
-  `echo "deno $* host=\${DOCKER_HOST:-} require=\${NICEEVAL_REQUIRE_DOCKER:-} clis=\${NICEEVAL_REQUIRE_AGENT_CLIS:-}" >> "$FAKE_LOG"
+  `echo "deno $* host=\${DOCKER_HOST:-} require=\${NICEEVAL_REQUIRE_DOCKER:-} clis=\${NICEEVAL_REQUIRE_AGENT_CLIS:-} browser=\${NICEEVAL_REQUIRE_BROWSER:-}" >> "$FAKE_LOG"
 mkdir -p .tools node_modules && : > .tools/deno && : > node_modules/pkg
 case "\${FAKE_CHANGE:-}" in
   modify) echo changed >> tracked.txt ;;
@@ -88,6 +98,7 @@ async function runCi(
     await writeScript(join(repo, "scripts", "deno"), FAKE_DENO);
     await writeScript(join(repo, "scripts", "ci", "dockerd.sh"), FAKE_DOCKERD);
     await writeScript(join(repo, "scripts", "ci", "agent_clis.sh"), FAKE_AGENT_CLIS);
+    await writeScript(join(repo, "scripts", "ci", "chromium.sh"), FAKE_CHROMIUM);
     await writeFile(join(repo, "tracked.txt"), "tracked\n");
     await writeFile(join(repo, ".gitignore"), ".tools/\nnode_modules/\n");
     const base = { PATH: HOST_PATH, HOME: dir, TMPDIR: dir, FAKE_LOG: join(dir, "log") };
@@ -114,7 +125,8 @@ Deno.test(".ci/run gives the daemon's exports to the test command, then stops th
   assert.deepEqual(log, [
     "dockerd start",
     "agent_clis",
-    "deno task test host=unix:///fake/docker.sock require=1 clis=1",
+    "chromium",
+    "deno task test host=unix:///fake/docker.sock require=1 clis=1 browser=1",
     "dockerd stop",
   ]);
   assert.ok(result.stdout.includes("\x1b[32mok\x1b[0m | 3 passed (1 step)"), "test output passes");
@@ -139,6 +151,13 @@ Deno.test(".ci/run fails without running the suite when the agent CLIs cannot be
   assert.notEqual(result.code, 0, describeRun(result));
   assert.deepEqual(log, ["dockerd start", "agent_clis", "dockerd stop"]);
   assert.match(result.stderr, /agent_clis\.sh failed/);
+});
+
+Deno.test(".ci/run fails without running the suite when the browser cannot be installed", async () => {
+  const { result, log } = await runCi({ FAKE_CHROMIUM_STATUS: "1" });
+  assert.notEqual(result.code, 0, describeRun(result));
+  assert.deepEqual(log, ["dockerd start", "agent_clis", "chromium", "dockerd stop"]);
+  assert.match(result.stderr, /chromium\.sh failed/);
 });
 
 for (const [change, entry] of [["modify", " M tracked.txt"], ["add", "?? stray.txt"]]) {

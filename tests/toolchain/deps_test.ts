@@ -14,6 +14,7 @@ const ALLOWED_MAJORS: Record<string, number> = {
   "p-queue": 9,
   "p-retry": 7,
   "p-timeout": 7,
+  "puppeteer-core": 24,
 };
 
 async function thirdPartyImports(): Promise<Record<string, string>> {

@@ -1,10 +1,10 @@
 /**
  * `opencodeAgent` end to end with the real, pinned OpenCode CLI against the fake Chat Completions server, all
- * inside a loopback-only network namespace (docs/coding_agents.md). One niceeval run covers the
- * scenarios of `tests/fixtures/opencode_project`.
+ * inside a loopback-only network namespace (docs/coding_agents.md). Four niceeval runs, one per eval
+ * of `tests/fixtures/opencode_project`, cover its scenarios.
  */
 import assert from "node:assert/strict";
-import { ndjson, tempProject } from "../../_helpers/cli.ts";
+import { ndjson, type TempProject, tempProject } from "../../_helpers/cli.ts";
 import {
   agentCliBin,
   agentCliSkipReason,
@@ -32,6 +32,44 @@ function userTexts(q: Json): string[] {
   );
 }
 
+/** One niceeval run of the fixture in its own loopback namespace, with its own fake. */
+function runFixture(p: TempProject, args: string[], markers: string[] = []) {
+  return runInLoopback({
+    fake: {
+      module: new URL("../../_fakes/model_servers/chat_completions.ts", import.meta.url),
+      factory: "chatCompletionsServer",
+    },
+    project: p.dir,
+    stateDir: p.stateDir,
+    args: ["exp", ...args, "--json"],
+    env: {
+      OPENCODE_FIXTURE_BIN: agentCliBin("opencode"),
+      OPENAI_BASE_URL: "{{baseUrl}}",
+      OPENAI_API_KEY: KEY,
+    },
+    markers,
+  });
+}
+
+/**
+ * Resolves once a process whose command line contains `marker` runs, or once `run` settled
+ * (whichever comes first; the run's own assertions tell what happened).
+ */
+async function untilRunning(marker: string, run: Promise<unknown>): Promise<void> {
+  let settled = false;
+  const done = run.then(() => settled = true, () => settled = true);
+  while (!settled) {
+    for await (const entry of Deno.readDir("/proc")) {
+      if (!/^\d+$/.test(entry.name)) continue;
+      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
+      if (cmdline.replaceAll("\0", " ").includes(marker)) return;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([done, new Promise((resolve) => timer = setTimeout(resolve, 50))]);
+    clearTimeout(timer);
+  }
+}
+
 Deno.test({
   name: `opencodeAgent: tool call + file, second turn, 429 retried, crash, timeout, usage${
     skip !== undefined && !REQUIRE_AGENT_CLIS ? ` (skipped: ${skip})` : ""
@@ -39,41 +77,47 @@ Deno.test({
   ignore: skip !== undefined && !REQUIRE_AGENT_CLIS,
   fn: async (t) => {
     assert.equal(skip, undefined, skip);
-    await using p = await tempProject("opencode_project");
-    const r = await runInLoopback({
-      fake: {
-        module: new URL("../../_fakes/model_servers/chat_completions.ts", import.meta.url),
-        factory: "chatCompletionsServer",
-      },
-      project: p.dir,
-      stateDir: p.stateDir,
-      args: ["exp", "--json"],
-      env: {
-        OPENCODE_FIXTURE_BIN: agentCliBin("opencode"),
-        OPENAI_BASE_URL: "{{baseUrl}}",
-        OPENAI_API_KEY: KEY,
-      },
-      markers: [SLEEP_MARKER],
-    });
+    // The local provider runs one Attempt at a time per process, so each eval runs in a process
+    // of its own on its own copy of the project. The timeout eval waits out its deadline: it
+    // starts first and alone, and once its CLI runs the endless tool command (its CLI started and
+    // reached the fake within the deadline, as when it ran alone), the 429 eval (two CLI runs and
+    // a backoff), the two-turn eval and the crash eval run side by side with the wait.
+    await using twoTurnsProject = await tempProject("opencode_project");
+    await using limitedProject = await tempProject("opencode_project");
+    await using deadlineProject = await tempProject("opencode_project");
+    await using crashProject = await tempProject("opencode_project");
+    const deadlineRun = runFixture(deadlineProject, ["opencode", "timeout"], [SLEEP_MARKER]);
+    await untilRunning(SLEEP_MARKER, deadlineRun);
+    const [limited, main, crash] = await Promise.all([
+      runFixture(limitedProject, ["opencode", "rate_limit"]),
+      runFixture(twoTurnsProject, ["opencode", "tool_file"]),
+      runFixture(crashProject, ["crash"]),
+    ]);
+    const deadline = await deadlineRun;
+    const runs = [limited, main, deadline, crash];
+    const r = {
+      stdout: runs.map((x) => x.stdout).join(""),
+      stderr: runs.map((x) => x.stderr).join(""),
+    };
     const events = ndjson(r.stdout);
     const ends = new Map<string, Json>(
       events.filter((e) => e.type === "attempt_end").map((e: Json) => [e.evalId ?? e.eval, e]),
     );
     const dump = () => r.stdout.slice(-6000) + r.stderr.slice(-3000);
-    const requests = r.requests as Json[];
+    const requests = runs.flatMap((x) => x.requests) as Json[];
     await t.step(
       "the CLI talks Chat Completions to the fake with the key, tools and no title request",
       () => {
         assert.ok(requests.length > 0, dump());
-        for (const q of requests) {
+        for (const x of requests) {
           assert.equal(
-            `${q.method} ${q.path}`,
+            `${x.method} ${x.path}`,
             "POST /v1/chat/completions",
-            JSON.stringify(q.path),
+            JSON.stringify(x.path),
           );
-          assert.equal(q.authorization, `Bearer ${KEY}`);
-          assert.equal(q.body.model, "fake-model");
-          assert.notEqual(q.answer, "title", "the title request is disabled");
+          assert.equal(x.authorization, `Bearer ${KEY}`);
+          assert.equal(x.body.model, "fake-model");
+          assert.notEqual(x.answer, "title", "the title request is disabled");
         }
       },
     );
@@ -81,8 +125,8 @@ Deno.test({
       "S1/S2: a tool call creates a file the eval reads; a second turn continues",
       () => {
         assert.equal(ends.get("tool_file")?.verdict, "passed", dump());
-        const second = requests.find((q) =>
-          JSON.stringify(q.body.messages).includes("append\\nRUN")
+        const second = requests.find((x) =>
+          JSON.stringify(x.body.messages).includes("append\\nRUN")
         );
         assert.ok(second, "the second turn reached the fake");
         const text = JSON.stringify(second.body.messages);
@@ -95,15 +139,17 @@ Deno.test({
     );
     await t.step("S3: a 429 becomes a retried rate_limit send", () => {
       assert.equal(ends.get("rate_limit")?.verdict, "passed", dump());
-      const backoff = events.filter((e) => e.type === "backoff" && e.state === "sleeping");
+      const backoff = ndjson(limited.stdout).filter((e) =>
+        e.type === "backoff" && e.state === "sleeping"
+      );
       assert.equal(backoff.length, 1, dump());
       assert.equal(backoff[0]?.reason, "rate_limit");
       // The CLI retries a 429 itself (six requests) before it gives up and niceeval retries.
-      assert.equal(requests.filter((q) => q.answer === "429").length, 6);
+      assert.equal((limited.requests as Json[]).filter((x) => x.answer === "429").length, 6);
     });
     await t.step("S4: a crashing CLI fails the send with its redacted stderr tail", async () => {
       assert.equal(ends.get("crash")?.verdict, "errored", dump());
-      const { error } = await recordAttempt(p.dir, "crash");
+      const { error } = await recordAttempt(crashProject.dir, "crash");
       assert.equal(error.code, "agent-send-failed");
       assert.match(error.message, /exited with \d+.*: fatal: lost the connection \(key \*\*\*\)/);
       assert.ok(!r.stdout.includes(KEY) && !r.stderr.includes(KEY), "the key never leaks");
@@ -112,14 +158,16 @@ Deno.test({
       assert.equal(ends.get("timeout")?.verdict, "errored", dump());
       assert.match(JSON.stringify(ends.get("timeout")), /timeout/);
       assert.ok(
-        requests.some((q) => q.answer === "tool" && JSON.stringify(q.body).includes(SLEEP_MARKER)),
+        (deadline.requests as Json[]).some((x) =>
+          x.answer === "tool" && JSON.stringify(x.body).includes(SLEEP_MARKER)
+        ),
       );
-      assert.deepEqual(r.survivors, []);
+      assert.deepEqual(deadline.survivors, []);
     });
     await t.step(
       "S6: usage and cost in the Record equal the sums of the stream's steps",
       async () => {
-        const usage = await recordUsage(p.dir, "tool_file");
+        const usage = await recordUsage(twoTurnsProject.dir, "tool_file");
         // Four model requests (tool call and answer per turn), each one step of the stream.
         const n = 4;
         const { costUSD, ...tokens } = usage;
