@@ -89,6 +89,13 @@ export interface AttemptResult {
   readonly verdict: AttemptVerdict;
   readonly score: number | null;
   readonly scoreResult: ScoreResult | null;
+  /**
+   * Score evals: the most the Attempt could earn, `null` when unknown (docs/scores.md); absent for
+   * pass evals and in results made before it existed.
+   */
+  readonly possible?: number | null;
+  /** Score evals: the eval's declared pass threshold in points, `null` when none declared. */
+  readonly passAt?: number | null;
   readonly skipReason: string | null;
   readonly error: AttemptError | null;
   readonly startedAt: number;

@@ -7,10 +7,15 @@ import type { JsonValue } from "./json.ts";
 /** Result of one Boolean comparison. */
 export type MatchResult = "matched" | "mismatched" | "unavailable";
 
-/** Outcome of a score over an Attempt (authoring.md §5.3). */
+/**
+ * Outcome of a score over an Attempt (authoring.md §5.3). `possible` is the most the Attempt could
+ * earn (docs/scores.md): the eval's `maxPoints`, else the sum of its `.score(points)` entries;
+ * `null` when unknown (a `t.score` without `maxPoints`, or nothing scored). Absent in results
+ * written before it existed.
+ */
 export type ScoreResult =
-  | { state: "complete"; earned: number }
-  | { state: "partial"; earned: number; reasons: ScoreReason[] }
+  | { state: "complete"; earned: number; possible?: number | null }
+  | { state: "partial"; earned: number; reasons: ScoreReason[]; possible?: number | null }
   | { state: "unavailable"; reasons: ScoreReason[] };
 
 /** Why a score is not complete. */

@@ -27,10 +27,11 @@ export interface OpenAICompatibleAgentOptions {
   baseUrl: string;
   /**
    * The environment variable holding the key, read at send time and sent as
-   * `Authorization: Bearer`; unset means no header.
+   * `Authorization: Bearer`. It must be set and non-empty: an experiment whose variable is unset
+   * starts no Attempt. `null`: the endpoint needs no key; no header is sent and nothing is checked.
    * @default "OPENAI_API_KEY"
    */
-  apiKeyEnv?: string;
+  apiKeyEnv?: string | null;
   /** @default "openai-compatible" */
   name?: string;
   /** Used when the experiment sets no model. */
@@ -50,7 +51,8 @@ export interface CheckedOpenAIOptions {
   readonly name: string;
   /** Without trailing slashes. */
   readonly baseUrl: string;
-  readonly apiKeyEnv: string;
+  /** Null when the endpoint needs no key. */
+  readonly apiKeyEnv: string | null;
   readonly defaultModel: string | undefined;
   readonly system: string | undefined;
   readonly tools: readonly OpenAITool[];
@@ -88,6 +90,8 @@ export function checkOpenAIOptions(opts: unknown, namePattern: RegExp): CheckedO
     : check.string(options.name, "name", WHAT, { pattern: namePattern });
   const apiKeyEnv = options.apiKeyEnv === undefined
     ? "OPENAI_API_KEY"
+    : options.apiKeyEnv === null
+    ? null
     : check.string(options.apiKeyEnv, "apiKeyEnv", WHAT, { pattern: ENV_NAME_REGEXP });
   const defaultModel = options.defaultModel === undefined
     ? undefined

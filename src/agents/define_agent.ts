@@ -21,6 +21,7 @@ const TABLE = {
     "setup",
     "teardown",
     "classifySendFailure",
+    "precondition",
   ],
   required: ["name", "evidenceCoverage", "send"],
 } as const;
@@ -64,7 +65,7 @@ export function defineAgent(def: AgentDefinition): Agent {
     evidenceCoverage: checkCoverage(options.evidenceCoverage),
     send: check.function(options.send, "send", WHAT),
   };
-  for (const key of ["setup", "teardown", "classifySendFailure"] as const) {
+  for (const key of ["setup", "teardown", "classifySendFailure", "precondition"] as const) {
     if (options[key] !== undefined) agent[key] = check.function(options[key], key, WHAT);
   }
   return Object.freeze(brand(agent, "agent")) as unknown as ResolvedAgent;

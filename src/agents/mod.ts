@@ -10,6 +10,8 @@
  * `attempt` and `scheduler` domains act on that.
  */
 export { defineAgent, resolveAgent } from "./define_agent.ts";
+export { checkPrecondition } from "./preconditions.ts";
+export type { PreconditionFailure } from "./preconditions.ts";
 export {
   completeEvidenceCoverage,
   evidenceCoverage,

@@ -22,7 +22,14 @@ import {
   type TurnDraft,
 } from "./_openai_turn.ts";
 import { createSessionSlot } from "./session.ts";
-import type { Agent, AgentContext, SessionSlot, Turn, TurnInput } from "./types.ts";
+import type {
+  Agent,
+  AgentContext,
+  AgentPreconditionFailure,
+  SessionSlot,
+  Turn,
+  TurnInput,
+} from "./types.ts";
 
 /**
  * Reads one host environment variable. The attempt runner MAY put such a reader on the agent
@@ -83,7 +90,21 @@ export function openAICompatibleAgent(opts: OpenAICompatibleAgentOptions): Agent
     identity: options.identity,
     evidenceCoverage: COVERAGE,
     send: (input, ctx) => runTurn(options, history, input, ctx),
+    precondition: (ctx) => keyPrecondition(options.apiKeyEnv, ctx.env(options.apiKeyEnv ?? "")),
   });
+}
+
+/** The key variable must be set and non-empty, unless the endpoint needs no key (`null`). */
+function keyPrecondition(
+  apiKeyEnv: string | null,
+  value: string | undefined,
+): AgentPreconditionFailure | undefined {
+  if (apiKeyEnv === null || (value !== undefined && value !== "")) return undefined;
+  return {
+    message: `its key variable ${apiKeyEnv} (apiKeyEnv) is not set`,
+    hint: `set ${apiKeyEnv} in the environment or in .env, or set apiKeyEnv to the variable ` +
+      "that holds the key (null for an endpoint that needs none)",
+  };
 }
 
 async function runTurn(
@@ -98,7 +119,7 @@ async function runTurn(
       `Cannot send to agent "${o.name}": no model: set the experiment's model or defaultModel`,
     );
   }
-  const apiKey = readEnv(ctx, o.apiKeyEnv);
+  const apiKey = o.apiKeyEnv === null ? undefined : readEnv(ctx, o.apiKeyEnv);
   const draft = createDraft(ctx.session.get(slot) ?? [], input.text);
   for (let round = 0;; round++) {
     const reply = await postCompletion({

@@ -101,6 +101,31 @@ export interface AgentContext {
   log(message: string): void;
 }
 
+/** What an agent's `precondition` sees: once per experiment, before any of its Attempts. */
+export interface AgentPreconditionContext {
+  readonly experimentId: string;
+  /** The experiment's model, if it sets one. */
+  readonly model: string | undefined;
+  /** Reads a host environment variable (the process environment and the project's `.env`). */
+  env(name: string): string | undefined;
+}
+
+/** Why an agent cannot run at all, and how to fix it. */
+export interface AgentPreconditionFailure {
+  /** What is missing, e.g. `OPENAI_API_KEY is not set`. */
+  readonly message: string;
+  /** How to fix it, e.g. which option or variable to set. */
+  readonly hint?: string;
+}
+
+/**
+ * A check that needs no Attempt, run once per experiment before any of its Attempts starts: a
+ * returned failure (or a throw) halts the experiment; its other Attempts never start.
+ */
+export type AgentPrecondition = (
+  ctx: AgentPreconditionContext,
+) => AgentPreconditionFailure | undefined | Promise<AgentPreconditionFailure | undefined>;
+
 /** Reason of a send that was proven rejected before the agent accepted it. */
 export type RejectionReason = "rate_limit" | "network";
 
@@ -119,6 +144,11 @@ export interface AgentDefinition {
   classifySendFailure?(
     error: unknown,
   ): { reason: RejectionReason; retryAfterMs?: number } | undefined;
+  /**
+   * Checked once per experiment before any of its Attempts starts (e.g. a key variable is set):
+   * a returned failure halts the experiment with its message and hint (docs/bail.md).
+   */
+  precondition?: AgentPrecondition;
 }
 
 /** An agent as users hold it: opaque and branded. */
@@ -137,6 +167,7 @@ export interface ResolvedAgent extends Agent {
   classifySendFailure?(
     error: unknown,
   ): { reason: RejectionReason; retryAfterMs?: number } | undefined;
+  precondition?: AgentPrecondition;
 }
 
 /** One tool occurrence of a turn, in start order. */

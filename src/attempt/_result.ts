@@ -23,6 +23,10 @@ interface SealDeps {
   readonly pricing: PricingTable;
   readonly experiment: PlannedExperiment;
   readonly callSites: CallSiteFinder;
+  /** The eval: a score eval's declared `maxPoints` and `passAt` reach the fold (docs/scores.md). */
+  readonly evalDef?: {
+    readonly definition: { readonly maxPoints?: number; readonly passAt?: number };
+  };
 }
 
 /** Folds what the Attempt recorded into its result; the details are copies, frozen. */
@@ -41,6 +45,8 @@ export function sealResult(
     executionError: failure !== null,
     skipped: state.skipReason !== undefined,
     entries: assertions,
+    maxPoints: deps.evalDef?.definition.maxPoints ?? null,
+    passAt: deps.evalDef?.definition.passAt ?? null,
   });
   let verdict: AttemptVerdict = folded.verdict;
   let outcome: AttemptResult["outcome"] = failure ? "errored" : "completed";
@@ -75,8 +81,9 @@ export function sealResult(
     kind: slot.kind,
     outcome,
     verdict,
-    score: verdict === "scored" ? earned : null,
+    score: verdict === "scored" || (verdict === "failed" && slot.kind === "score") ? earned : null,
     scoreResult: folded.score,
+    ...scoreBounds(folded.score, slot.kind, deps),
     skipReason,
     error: failure && outcome === "errored" ? tracedError(failure, deps) : null,
     startedAt: control.startedAt,
@@ -94,6 +101,17 @@ export function sealResult(
       logs: Object.freeze(state.logs.map((l) => Object.freeze({ ...l }))),
     }),
   });
+}
+
+/** `possible` and `passAt` of a score Attempt's result; nothing for pass evals. */
+function scoreBounds(
+  score: AttemptResult["scoreResult"],
+  kind: PlannedSlot["kind"],
+  deps: SealDeps,
+): Pick<AttemptResult, "possible" | "passAt"> {
+  if (kind !== "score") return {};
+  const possible = score && score.state !== "unavailable" ? score.possible ?? null : null;
+  return { possible, passAt: deps.evalDef?.definition.passAt ?? null };
 }
 
 /**

@@ -148,6 +148,8 @@ export function attemptOf(
     attemptId: string;
     originRunId: string;
     score: number | null;
+    possible?: number | null | undefined;
+    passAt?: number | null | undefined;
     outcome: string;
     durationMs: number;
     estimatedCostUSD: number | null;
@@ -164,6 +166,8 @@ export function attemptOf(
     durationMs: doc.durationMs,
     estimatedCostUSD: doc.estimatedCostUSD,
     usage: doc.usage,
+    possible: doc.possible ?? null,
+    passAt: doc.passAt ?? null,
   };
 }
 

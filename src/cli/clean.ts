@@ -43,11 +43,16 @@ export async function runClean(
   for (const name of unpublished) await Deno.remove(join(root, "runs", name), { recursive: true });
   const temps = await tempFiles(root);
   for (const path of temps) await Deno.remove(path);
-  io.stdout.write(reportOf(salvaged, unpublished.length, root));
+  io.stdout.write(reportOf(salvaged, { runs: unpublished.length, temps: temps.length }, root));
   return 0;
 }
 
-function reportOf(salvaged: readonly SalvageOutcome[], removed: number, root: string): string {
+/** What `clean` says: one line per kind of work done, or that there was none. */
+function reportOf(
+  salvaged: readonly SalvageOutcome[],
+  removed: { readonly runs: number; readonly temps: number },
+  root: string,
+): string {
   const lines: string[] = [];
   if (salvaged.length > 0) {
     const kept = salvaged.reduce((sum, o) => sum + (o.kind === "salvaged" ? o.kept : 0), 0);
@@ -55,7 +60,10 @@ function reportOf(salvaged: readonly SalvageOutcome[], removed: number, root: st
       `salvaged ${salvaged.length} run(s) left by a killed process in ${root}: ${kept} finished Attempt(s) kept, published as crashed`,
     );
   }
-  if (removed > 0) lines.push(`removed ${removed} unpublished run(s) from ${root}`);
+  if (removed.runs > 0) lines.push(`removed ${removed.runs} unpublished run(s) from ${root}`);
+  if (removed.temps > 0) {
+    lines.push(`removed ${removed.temps} leftover temp file(s) from ${root}`);
+  }
   if (lines.length === 0) lines.push(`nothing to clean in ${root}`);
   return lines.join("\n") + "\n";
 }

@@ -6,10 +6,10 @@ export const CLEAN_FLAGS: readonly FlagSpec[] = [
   {
     name: "record",
     value: "<root>",
-    description: "Record root directory (default: .niceeval/record)",
+    description: "directory where results are stored (default: .niceeval/record)",
   },
   {
     name: "discard",
-    description: "delete unpublished Runs instead of salvaging their finished Attempts",
+    description: "delete what killed runs left instead of keeping their finished Attempts",
   },
 ];

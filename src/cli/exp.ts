@@ -17,11 +17,13 @@ import {
   readProcessIdentity,
   stateDirOf,
 } from "../coordination/mod.ts";
-import type { SchedulerCoordination } from "../scheduler/mod.ts";
+import type { RunPlanOptions, SchedulerCoordination } from "../scheduler/mod.ts";
 import type { ExpOptions } from "./exp_options.ts";
 import { finishRun, type Invocation, openInvocation } from "./exp_invocation.ts";
 import type { Io } from "./io.ts";
-import { openSandboxes, planRun, type SandboxWiring } from "./plan_run.ts";
+import { internalHint, writeErrorLine } from "./json_errors.ts";
+import { failedPreconditions, openSandboxes, planRun, type SandboxWiring } from "./plan_run.ts";
+import { orNothingFailed } from "./last_failed.ts";
 import { loadProject, printWarnings, requireConfig } from "./project.ts";
 import { checkRecordRoot, junitTarget } from "./path_flags.ts";
 import { DEFAULT_RECORD_ROOT } from "./exp_defaults.ts";
@@ -46,7 +48,8 @@ export async function runExp(io: Io, options: ExpOptions): Promise<number> {
   });
   const project = await loadProject(io, { experiments: true });
   if (!options.json) printWarnings(io, project.discovered.warnings);
-  const planned = await planRun(io, { project, options, recordRoot });
+  const planned = await orNothingFailed(io, options, planRun(io, { project, options, recordRoot }));
+  if (planned === null) return 0;
   // Read once (rule 92): the same identity stamps coordination records and sandbox owners.
   const probe = createProcessProbe();
   const identity = await readProcessIdentity({ host: io.hostname, pid: io.pid, probe });
@@ -65,6 +68,7 @@ export async function runExp(io: Io, options: ExpOptions): Promise<number> {
   return await execute(io, invocation, {
     ramp: live,
     sandboxes,
+    blocked: await failedPreconditions(planned.plan, project.env),
     coordination: {
       projectRoot: project.root,
       invocationId: invocation.id,
@@ -79,7 +83,8 @@ export async function runExp(io: Io, options: ExpOptions): Promise<number> {
 async function runDry(io: Io, options: ExpOptions, recordRoot: string): Promise<number> {
   const project = await loadProject(io, { experiments: true });
   if (!options.json) printWarnings(io, project.discovered.warnings);
-  return printDry(io, options, await planRun(io, { project, options, recordRoot }), recordRoot);
+  const planned = await orNothingFailed(io, options, planRun(io, { project, options, recordRoot }));
+  return planned === null ? 0 : printDry(io, options, planned, recordRoot);
 }
 
 function printDry(
@@ -96,6 +101,12 @@ function printDry(
     ...(salvage ? [{ code: "record-salvage-pending", message: salvage }] : []),
     ...(unpublished ? [{ code: "record-unpublished-runs", message: unpublished }] : []),
   ];
+  // FLAG-3: the same notice as a real run (`experiment-no-evals`), on stdout after PLAN.
+  const notices = planned.emptyExperimentIds.map((id) => ({
+    code: "experiment-no-evals",
+    message: `experiment ${id} has no selected evals; left out`,
+    experimentId: id,
+  }));
   if (options.json) {
     const experimentConcurrency: Record<string, number> = {};
     for (const e of plan.experiments) {
@@ -124,6 +135,7 @@ function printDry(
         experimentConcurrency,
         rerun: options.rerun === "none" ? null : options.rerun,
         problems,
+        notices,
       })) + "\n",
     );
     return 0;
@@ -140,6 +152,7 @@ function printDry(
       },
       terminalLayout(io),
     ),
+    ...notices.map((n) => `i ${n.message}`),
     ...dryLines(plan),
   ];
   for (const p of problems) io.stderr.write(`! ${p.message}\n`);
@@ -155,6 +168,8 @@ async function execute(
     sandboxes: SandboxWiring;
     coordination: SchedulerCoordination;
     ramp: RampFiles | null;
+    /** Experiments whose agent precondition failed (docs/bail.md). */
+    blocked: NonNullable<RunPlanOptions["blocked"]>;
   },
 ): Promise<number> {
   const { sandboxes, coordination } = wiring;
@@ -204,6 +219,8 @@ async function execute(
         coordination,
         backpressure: () => writer.backpressure(),
         retain: reportedResult,
+        blocked: wiring.blocked,
+        ...(inv.options.noBail ? { bailAfter: 0 } : {}),
         ...sandboxes.scheduler(emit),
       },
     );
@@ -222,6 +239,8 @@ async function execute(
     }
     return forced;
   } catch (error) {
+    // The `error` line goes before the receipt, which stays the last line (issue 18.8, OUT-J3).
+    if (inv.options.json) writeErrorLine(io, error, internalHint());
     inv.output.failed();
     throw error;
   }

@@ -4,7 +4,7 @@ import { errorMessage } from "../_shared/mod.ts";
 import { VERSION } from "../_shared/mod.ts";
 import type { PricingTable } from "../expect/mod.ts";
 import { type RecordWriter, type RunSpec, slotIdentifier, writeTextAtomic } from "../record/mod.ts";
-import { exitCodeOf, junitXml, summarize } from "../report/mod.ts";
+import { exitCodeOf, junitXml, summarize, withCarriedResults } from "../report/mod.ts";
 import { type ExpOutput, humanOutput, jsonOutput } from "./exp_output.ts";
 import type { ExpOptions } from "./exp_options.ts";
 import { salvageNotice, unpublishedWarning } from "./exp_warnings.ts";
@@ -53,6 +53,7 @@ export function openInvocation(
     planned,
     runIds,
     positionals: options.positionals,
+    nextFlags: nextFlagsOf(options),
   };
   const output = options.json ? jsonOutput(ctx) : humanOutput(ctx);
   output.start();
@@ -69,6 +70,20 @@ export function openInvocation(
     runSpecs,
     output,
   };
+}
+
+/**
+ * Flags NEXT repeats (issue 18.11): `--record` on every line, so `show` finds the Runs just
+ * published; on `exp` lines also what shapes the plan (`--attempts`, `--timeout`, `--tag`, `--grep`).
+ */
+function nextFlagsOf(options: ExpOptions): { show: string[]; exp: string[] } {
+  const record = options.record === undefined ? [] : ["--record", options.record];
+  const exp: string[] = [];
+  if (options.attempts !== undefined) exp.push("--attempts", String(options.attempts));
+  if (options.timeoutMs !== undefined) exp.push("--timeout", String(options.timeoutMs));
+  for (const tag of options.tags) exp.push("--tag", tag);
+  for (const pattern of options.grep ?? []) exp.push("--grep", pattern);
+  return { show: record, exp: [...exp, ...record] };
 }
 
 /**
@@ -190,7 +205,11 @@ export async function finishRun(
 ): Promise<number> {
   const { plan } = inv.planned;
   const interrupted = io.interrupt.aborted;
-  const summary = summarize(plan, outcomes, { runIdOf: (i) => inv.runIds[i]!, interrupted });
+  const summarized = summarize(plan, outcomes, { runIdOf: (i) => inv.runIds[i]!, interrupted });
+  // FAILURES and JUnit explain a carried failure like a fresh one; `--json` alone shows neither.
+  const summary = !inv.options.json || inv.options.junit
+    ? await withCarriedResults(summarized)
+    : summarized;
   await writer.flush();
   if (writer.hasUnsettledAttempts() && !interrupted && !writer.failure) {
     throw new Error("Cannot publish: a reserved Attempt has no outcome");

@@ -7,9 +7,10 @@ import {
   MAX_TIMER_MS,
   UsageError,
 } from "../_shared/mod.ts";
-import type { RerunTier } from "../plan/mod.ts";
+import { compileGrep, type RerunTier } from "../plan/mod.ts";
 import {
   decimalFlag,
+  durationFlag,
   flagSet,
   flagValue,
   forbidTogether,
@@ -33,6 +34,10 @@ export interface ExpOptions {
   readonly noRamp: boolean;
   readonly timeoutMs?: number;
   readonly tags: string[];
+  /** `-t, --grep` patterns (OR), checked to compile (issue 18.2). */
+  readonly grep?: readonly string[];
+  /** `--last-failed`: only evals whose latest result failed or errored (docs/selection.md). */
+  readonly lastFailed?: boolean;
   readonly json: boolean;
   readonly junit?: string;
   readonly dry: boolean;
@@ -42,6 +47,8 @@ export interface ExpOptions {
   readonly record?: string;
   /** `--max-build-concurrency`: overrides config `maxBuildConcurrency` (cli.md §3.2). */
   readonly maxBuildConcurrency?: number;
+  /** `--no-bail`: the circuit breaker is off (docs/bail.md). */
+  readonly noBail?: boolean;
   /** Present in `--teardown` mode (CMD-9), which takes no other setting. */
   readonly teardown?: TeardownOptions;
 }
@@ -95,9 +102,13 @@ export function expOptions(flags: ParsedFlags): ExpOptions {
     evalPrefixes,
     positionals: [...flags.positionals],
     tags: tagsFlag(flags),
+    ...grepOptions(flags),
     json: flagSet(flags, "json"),
     dry: flagSet(flags, "dry"),
-    rerun: rerun === undefined ? "none" : rerun as RerunTier,
+    // --last-failed reruns the failed Attempts it selects unless --rerun says otherwise.
+    rerun: rerun === undefined
+      ? (flagSet(flags, "last-failed") ? "failed" : "none")
+      : rerun as RerunTier,
     noRamp: flagSet(flags, "no-ramp"),
   };
   if (selector !== undefined) out.selector = selector;
@@ -109,12 +120,13 @@ export function expOptions(flags: ParsedFlags): ExpOptions {
   if (ramp !== undefined) out.ramp = parseRampRange(ramp, "--ramp");
   const builds = intFlag(flags, "max-build-concurrency", { max: MAX_BUILD_CONCURRENCY });
   if (builds !== undefined) out.maxBuildConcurrency = builds;
-  const timeout = intFlag(flags, "timeout", { max: MAX_TIMER_MS });
+  const timeout = durationFlag(flags, "timeout", { maxMs: MAX_TIMER_MS });
   if (timeout !== undefined) out.timeoutMs = timeout;
   const budget = decimalFlag(flags, "budget", { max: MAX_BUDGET_USD });
   if (budget !== undefined) out.budget = budget;
   if (flagSet(flags, "early-exit")) out.earlyExit = true;
   if (flagSet(flags, "no-early-exit")) out.earlyExit = false;
+  if (flagSet(flags, "no-bail")) out.noBail = true;
   const junit = flagValue(flags, "junit");
   if (junit !== undefined) {
     if (junit.trim() === "") {
@@ -138,6 +150,16 @@ export function expOptions(flags: ParsedFlags): ExpOptions {
     out.record = record;
   }
   return out;
+}
+
+/** `-t, --grep` (compiled here: a bad pattern fails before anything is read), `--last-failed`. */
+function grepOptions(flags: ParsedFlags): { grep?: string[]; lastFailed?: boolean } {
+  const grep = flags.values.get("grep") ?? [];
+  compileGrep(grep);
+  return {
+    ...(grep.length > 0 ? { grep } : {}),
+    ...(flagSet(flags, "last-failed") ? { lastFailed: true } : {}),
+  };
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   humanMode,
   LiveWriter,
   type PanelStart,
+  PlainProgress,
   SilenceTimer,
 } from "../panel/mod.ts";
 import type { RecordWriteError } from "../record/mod.ts";
@@ -59,6 +60,8 @@ export interface OutputContext {
   readonly runIds: readonly string[];
   /** Positionals of the command as typed, for NEXT lines. */
   readonly positionals: readonly string[];
+  /** Flags NEXT lines repeat: `--record` on `show` lines; on `exp` lines also `--attempts` … */
+  readonly nextFlags?: { readonly show: readonly string[]; readonly exp: readonly string[] };
 }
 
 /** The NDJSON stream of `exp --json` (cli.md §6). */
@@ -231,12 +234,13 @@ export function humanOutput(ctx: OutputContext): ExpOutput {
     stderrIsTerminal: io.stderr.isTerminal,
     stdoutColumns: io.stdout.columns(),
   });
-  const layout = { boxed: mode.boxed, width: mode.width, color: mode.color };
+  const layout = { boxed: mode.boxed, width: mode.width, color: mode.color, wrap: mode.wrap };
   const sink = mode.live ? liveSink(ctx, mode.noColor) : plainSink(ctx);
   const pending: string[] = [];
   const permanent = new PermanentLines(planned.plan, (line) => pending.push(line), {
     color: mode.color,
     rampLines: !mode.live, // the live panel shows the ramp on its own line (OUT-5)
+    ...(mode.wrap ? { wrapWidth: mode.width } : {}),
   });
   const direct = (lines: readonly string[]) => io.stdout.write(lines.map((l) => l + "\n").join(""));
   return {
@@ -264,8 +268,8 @@ export function humanOutput(ctx: OutputContext): ExpOutput {
     end: (summary, info) => {
       sink.stop();
       const wallMs = info.completedAt - ctx.startedAt;
-      const { runIds, positionals } = ctx;
-      const end = { plan: planned.plan, wallMs, runIds, positionals, layout };
+      const { runIds, positionals, nextFlags } = ctx;
+      const end = { plan: planned.plan, wallMs, runIds, positionals, nextFlags, layout };
       direct(endLines(summary, { ...end, buildFailures: permanent.buildFailures }));
     },
     failed: () => sink.stop(),
@@ -319,14 +323,23 @@ function plainSink(ctx: OutputContext): HumanSink {
     io.stdout.write(lines.map((line) => line + "\n").join(""));
     silence.touch();
   };
+  // The progress line every 10 s and at each tenth of the Attempts (docs/progress.md).
+  const progress = new PlainProgress({ clock: io.clock, tally, write: (line) => lines([line]) });
   return {
-    start: () => silence.touch(),
+    start: () => {
+      silence.touch();
+      progress.start();
+    },
     event: (event, permanent) => {
       if (event.type === "ramp" && cap !== undefined) cap = event.cap;
       tally.event(event);
       lines(permanent);
+      progress.update();
     },
     lines,
-    stop: () => silence.stop(),
+    stop: () => {
+      silence.stop();
+      progress.stop();
+    },
   };
 }

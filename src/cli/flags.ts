@@ -10,6 +10,8 @@ import { closest } from "../_shared/mod.ts";
 export interface FlagSpec {
   /** Long name without dashes. */
   readonly name: string;
+  /** One-letter short form without the dash (`t` for `-t`), accepted only where declared. */
+  readonly short?: string;
   /** Value placeholder (`<n>`), or undefined for a switch. */
   readonly value?: string;
   /** Allowed values of an optional-value flag (CLI-2); the first is the bare default. */
@@ -18,38 +20,57 @@ export interface FlagSpec {
   readonly description: string;
 }
 
+/** `-t, --grep` of `exp` (issue 18.2, docs/selection.md). */
+const GREP_FLAG: FlagSpec = {
+  name: "grep",
+  short: "t",
+  value: "<regex|text>",
+  repeatable: true,
+  description:
+    "keep only evals whose ID or description contains this text or matches it as a regular expression, ignoring case; repeatable (default: none)",
+};
+
 /** Flags of `exp` (cli.md §3.2, the parts of this release). */
 export const EXP_FLAGS: readonly FlagSpec[] = [
   {
     name: "attempts",
     value: "<n>",
     description:
-      "ordinals per (experiment, eval); integer 1–1000 (default: experiment attempts, else 1)",
+      "how many times each eval runs in each experiment; integer 1–1000 (default: experiment attempts, else 1)",
   },
   {
     name: "max-concurrency",
     value: "<n>",
     description:
-      "global cap G; integer 1–1000; turns a config ramp off (default: config maxConcurrency, else the provider default)",
+      "concurrency limit: most Attempts running at once, over all experiments; integer 1–1000; turns a config ramp off (default: config maxConcurrency, else the provider default)",
   },
   {
     name: "ramp",
     value: "<from>:<to>",
     description:
-      "let niceeval adjust the global cap between from and to as the run goes: it climbs while every slot is busy and backs off when the agent's API pushes back with rate limits; keeps config ramp step/windowMs (default: config ramp, else off)",
+      "let niceeval adjust the concurrency limit between from and to as the run goes: it climbs while the whole limit is in use and backs off when the agent's API pushes back with rate limits; keeps config ramp step/windowMs (default: config ramp, else off)",
   },
-  { name: "no-ramp", description: "ignore the config ramp; use a fixed global cap (default: off)" },
+  {
+    name: "no-ramp",
+    description: "ignore the config ramp; use a fixed concurrency limit (default: off)",
+  },
   {
     name: "timeout",
-    value: "<ms>",
+    value: "<duration>",
     description:
-      "per-Attempt deadline in ms; integer 1–2147483647 (default: experiment → eval → config timeoutMs, else unlimited)",
+      "per-Attempt deadline: 5000 (ms), 500ms, 30s or 5m; 1ms to 2147483647ms (default: experiment → eval → config timeoutMs, else unlimited)",
   },
   {
     name: "tag",
     value: "<t>",
     repeatable: true,
     description: "keep only evals carrying a given tag; repeatable (default: none)",
+  },
+  GREP_FLAG,
+  {
+    name: "last-failed",
+    description:
+      "keep only evals whose latest result failed or errored, and rerun their failed Attempts (default: off)",
   },
   {
     name: "json",
@@ -60,19 +81,31 @@ export const EXP_FLAGS: readonly FlagSpec[] = [
     value: "<path>",
     description: "also write JUnit XML to this file, in an existing directory (default: none)",
   },
-  { name: "dry", description: "plan and print; run nothing (default: off)" },
+  {
+    name: "dry",
+    description:
+      "show what would run and which earlier results are reused; run nothing (default: off)",
+  },
   {
     name: "rerun",
     optionalValues: ["failed", "all"],
     description:
-      "carry tier: bare or =failed reruns failed ordinals, =all reruns everything (default: carry passed and failed)",
+      "run again instead of reusing earlier results: bare or =failed reruns failed Attempts, =all reruns everything (default: reuse earlier passed and failed results)",
   },
   {
     name: "early-exit",
     description:
-      "a passed Attempt skips the eval's undispatched ordinals (default: experiment earlyExit)",
+      "stop running an eval's remaining attempts once one passes (default: experiment earlyExit)",
   },
-  { name: "no-early-exit", description: "run every ordinal (default: experiment earlyExit)" },
+  {
+    name: "no-early-exit",
+    description: "run every attempt, even after one passed (default: experiment earlyExit)",
+  },
+  {
+    name: "no-bail",
+    description:
+      "keep running an experiment whose first 5 attempts all fail with the same error (default: stop it)",
+  },
   {
     name: "budget",
     value: "<usd>",
@@ -82,7 +115,7 @@ export const EXP_FLAGS: readonly FlagSpec[] = [
   {
     name: "record",
     value: "<root>",
-    description: "Record root directory (default: .niceeval/record)",
+    description: "directory where results are stored (default: .niceeval/record)",
   },
   {
     name: "max-build-concurrency",
@@ -93,22 +126,22 @@ export const EXP_FLAGS: readonly FlagSpec[] = [
   {
     name: "teardown",
     description:
-      "run only teardown compensation for the selected experiments; no evals, no setup (default: off)",
+      "only run the selected experiments' teardown, to clean up what killed runs left behind; no evals, no setup (default: off)",
   },
   {
     name: "recover-shared-state",
     value: "<key>",
     description:
-      "with --teardown: inspect a sharedState lease, or recover it with --owner-token (default: none)",
+      "with --teardown: inspect the shared state a killed run still holds, or free it with --owner-token (default: none)",
   },
   {
     name: "owner-token",
     value: "<t>",
-    description: "owner token (UUID) of the retained lease to recover (default: none)",
+    description: "owner token (UUID) of the held shared state to free (default: none)",
   },
   {
     name: "confirm-owner-terminated",
-    description: "confirm that the lease owner's process has ended (default: off)",
+    description: "confirm that the process holding the shared state has ended (default: off)",
   },
   {
     name: "confirm-remote-quiesced",
@@ -182,15 +215,19 @@ export function parseFlags(
       positionals.push(arg);
       continue;
     }
-    const body = arg.startsWith("--") ? arg.slice(2) : arg.slice(1);
+    const long = arg.startsWith("--");
+    const body = long ? arg.slice(2) : arg.slice(1);
     const eq = body.indexOf("=");
-    const name = eq < 0 ? body : body.slice(0, eq);
+    const typed = eq < 0 ? body : body.slice(0, eq);
     const inline = eq < 0 ? undefined : body.slice(eq + 1);
+    // A declared short flag (`-t`) stands for its long name; other single-dash words are unknown.
+    const shortSpec = long ? undefined : specs.find((s) => s.short === typed);
+    const name = shortSpec?.name ?? typed;
     const rejected = REJECTED_COMMANDS.has(command) && Object.hasOwn(REJECTED, name)
       ? REJECTED[name]
       : undefined;
     if (rejected) throw new UsageError("flag-rejected", rejected[0], rejected[1]);
-    const spec = arg.startsWith("--") ? specs.find((s) => s.name === name) : undefined;
+    const spec = long ? specs.find((s) => s.name === name) : shortSpec;
     if (!spec) throw unknownFlag(arg.split("=")[0]!, specs, command);
     let value: string;
     if (spec.optionalValues) {
@@ -210,7 +247,7 @@ export function parseFlags(
       if (next === undefined || (inline === undefined && next.startsWith("--"))) {
         throw new UsageError(
           "usage",
-          `--${name} requires a value ${spec.value}`,
+          `${long ? `--${name}` : `-${typed}`} requires a value ${spec.value}`,
           `see niceeval ${command} --help`,
         );
       }
@@ -257,8 +294,10 @@ export function firstPositionalIndex(args: readonly string[], specs: readonly Fl
     const arg = args[i]!;
     if (arg === "--") return i + 1 < args.length ? i + 1 : -1;
     if (!arg.startsWith("-") || arg === "-") return i;
-    if (!arg.startsWith("--") || arg.includes("=")) continue;
-    const spec = specs.find((s) => s.name === arg.slice(2));
+    if (arg.includes("=")) continue;
+    const spec = arg.startsWith("--")
+      ? specs.find((s) => s.name === arg.slice(2))
+      : specs.find((s) => s.short === arg.slice(1));
     const next = args[i + 1];
     if (spec?.value !== undefined && next !== undefined && !next.startsWith("--")) i++;
     else if (next !== undefined && spec?.optionalValues?.includes(next)) i++;
@@ -348,6 +387,52 @@ export function intFlag(
     );
   }
   return n;
+}
+
+/** A duration: digits, then an optional unit (issue 18.8); no sign, space or fraction. */
+const DURATION_REGEXP = /^([0-9]+)(ms|s|m)?$/;
+/** Milliseconds per duration unit; a plain number is milliseconds. */
+const DURATION_UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000 };
+
+/**
+ * Parses a duration flag to milliseconds: `500`, `500ms`, `30s`, `5m` (plain numbers are ms), from
+ * 1 ms to `maxMs` (docs/limits.md, docs/small_ones.md).
+ */
+export function durationFlag(
+  flags: ParsedFlags,
+  name: string,
+  range: { maxMs: number },
+): number | undefined {
+  const raw = flagValue(flags, name);
+  if (raw === undefined) return undefined;
+  const match = DURATION_REGEXP.exec(raw);
+  if (!match) {
+    throw new UsageError(
+      "usage",
+      `--${name} requires a duration: a whole number with ms, s or m (plain numbers are ms), got ${
+        quoteValue(raw)
+      }`,
+      `pass for example --${name} 30s, --${name} 2m or --${name} 5000`,
+    );
+  }
+  const ms = Number(match[1]) * DURATION_UNIT_MS[match[2] ?? "ms"]!;
+  if (!(ms >= 1)) {
+    throw new UsageError(
+      "usage",
+      `--${name} requires a duration ≥ 1ms, got ${quoteValue(raw)}`,
+      `pass for example --${name} 30s`,
+    );
+  }
+  if (ms > range.maxMs) {
+    throw new UsageError(
+      "usage",
+      `--${name} requires a duration ≤ ${range.maxMs}ms, got ${quoteValue(raw)}`,
+      `pass at most ${range.maxMs}ms, ${Math.floor(range.maxMs / 1000)}s or ${
+        Math.floor(range.maxMs / 60_000)
+      }m (limits: docs/limits.md)`,
+    );
+  }
+  return ms;
 }
 
 /** Parses a decimal flag from 0 to `max`. */

@@ -62,7 +62,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     usage:
       "[experiment-selector [eval-prefix...]] [flags]  |  exp <selector> --teardown [--recover-shared-state <key> …]",
     summary:
-      "Plan and run Attempts of the selected experiments; with --teardown, run teardown compensation only",
+      "Run the evals of the selected experiments, reusing earlier results; with --teardown, only clean up after killed runs",
     flags: EXP_FLAGS,
     examples: ["niceeval exp local", "niceeval exp checks --rerun all --json"],
   },
@@ -70,7 +70,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     usage:
       "[@<locator> | --run <id>... | --runs | --compare <A> <B>] [--experiment <id>]... [--json] [--record <root>]",
     summary:
-      "Render published results: current results, stored Runs, one Attempt, or two Runs compared",
+      "Show results: the current ones, stored runs, one Attempt in full, or two runs compared",
     flags: SHOW_FLAGS,
     examples: ["niceeval show", "niceeval show --compare <runA> <runB>"],
   },
@@ -85,7 +85,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   clean: {
     usage: "[--record <root>] [--discard]",
     summary:
-      "Seal Runs left by killed runs (their finished Attempts are kept), remove what cannot be kept",
+      "Finish the results of killed runs (their finished Attempts are kept) and remove what cannot be kept",
     flags: CLEAN_FLAGS,
     examples: ["niceeval clean", "niceeval clean --discard"],
   },
@@ -116,7 +116,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   "ramp hold": {
     usage: '--reason "<text>"',
     summary:
-      "Stop every ramped run of this project from raising its concurrency (cuts still apply)",
+      "Stop every ramped run of this project from raising its concurrency (it still backs off on rate limits)",
     flags: RAMP_HOLD_FLAGS,
     examples: ['niceeval ramp hold --reason "provider quota"', "niceeval ramp status"],
   },
@@ -158,7 +158,8 @@ export function helpText(name?: string): string {
       : flag.optionalValues
       ? `[=${flag.optionalValues.join("|")}]`
       : "";
-    command.addOption(new Option(`--${flag.name}${value}`, flag.description));
+    const short = flag.short !== undefined ? `-${flag.short}, ` : "";
+    command.addOption(new Option(`${short}--${flag.name}${value}`, flag.description));
   }
   return command.helpInformation() + `\nExamples:\n  ${help.examples[0]}\n  ${help.examples[1]}\n`;
 }

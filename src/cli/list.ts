@@ -47,7 +47,7 @@ function evalLine(e: DiscoveredEval, width: number): string {
   return description ? `  ${e.id.padEnd(width)}  — ${description}\n` : `  ${e.id}\n`;
 }
 
-/** Lists experiments, tab-separated or as JSON. */
+/** Lists experiments as an aligned table, or as one JSON document (CMD-8). */
 export async function runExpList(
   io: Io,
   options: { selector?: string; tags: string[]; json: boolean },
@@ -81,15 +81,47 @@ export async function runExpList(
     );
     return 0;
   }
+  io.stdout.write(expTable(rows));
+  return 0;
+}
+
+/** `exp list` columns; ATTEMPTS and EVALS are numbers, padded left. */
+const EXP_LIST_HEADER = ["EXPERIMENT", "AGENT", "MODEL", "PROVIDER", "ATTEMPTS", "EVALS"];
+const EXP_LIST_NUMBERS: ReadonlySet<number> = new Set([4, 5]);
+
+/**
+ * The `exp list` table (issue 18.8): a header, then one row per experiment, columns aligned with
+ * two spaces; the description comes last so a long one never widens the other columns.
+ */
+function expTable(rows: readonly ExpRow[]): string {
+  if (rows.length === 0) return "no experiments found\n";
+  const table = [[...EXP_LIST_HEADER, "DESCRIPTION"]];
   for (const { experiment, evals, provider } of rows) {
     const d = experiment.definition;
     const where = provider ?? (d.agent.kind === "direct" ? "direct" : "—");
-    const fields = [experiment.id, d.description ?? "—", d.agent.name, d.model ?? "—", where];
-    io.stdout.write(
-      [...fields, `attempts=${d.attempts}`, `evals=${evals.length}`].join("\t") + "\n",
+    // A forged definition may lack any field: each cell is a string or `—`, never a crash.
+    table.push(
+      [
+        experiment.id,
+        d.agent.name,
+        d.model,
+        where,
+        d.attempts,
+        evals.length,
+        d.description,
+      ].map((cell) => cell === undefined || cell === null || cell === "" ? "—" : String(cell)),
     );
   }
-  return 0;
+  const widths = EXP_LIST_HEADER.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((cell, c) =>
+      c === cells.length - 1
+        ? cell
+        : EXP_LIST_NUMBERS.has(c)
+        ? cell.padStart(widths[c]!)
+        : cell.padEnd(widths[c]!)
+    ).join("  ").trimEnd();
+  return table.map(line).join("\n") + "\n";
 }
 
 /** One row of `exp list`: the experiment, its evals after `--tag`, and its provider. */

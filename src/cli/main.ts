@@ -28,6 +28,8 @@ import {
   SANDBOX_LIST_FLAGS,
   SANDBOX_PRUNE_FLAGS,
 } from "./help.ts";
+import { groupHelpText, isCommandGroup } from "./group_help.ts";
+import { internalHint, jsonRequested, writeErrorLine } from "./json_errors.ts";
 import type { Io } from "./io.ts";
 import type { RampCommand } from "./ramp.ts";
 
@@ -58,13 +60,14 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
       io.stderr.write(`error: ${oneLine(error.message)} [${error.code}]\n`);
       for (const line of error.extraLines) io.stderr.write(`error: ${oneLine(line)}\n`);
       io.stderr.write(`hint: ${oneLine(error.hint)}\n`);
+      // With --json the error is also an `error` line on stdout (issue 18.8).
+      if (jsonRequested(args)) writeErrorLine(io, error, error.hint);
       return 2;
     }
     const e = error instanceof Error ? error : new Error(String(error));
     io.stderr.write(`internal error: ${e.message}\n${e.stack ?? ""}\n`);
-    io.stderr.write(
-      `hint: this is a niceeval bug (version ${VERSION}); please report it with the output above\n`,
-    );
+    io.stderr.write(`hint: ${internalHint()}\n`);
+    if (jsonRequested(args)) writeErrorLine(io, error, internalHint());
     return 3;
   }
 }
@@ -74,6 +77,11 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
   if (command === undefined || command === "-h" || command === "--help") return help(io);
   if (command === "-v" || command === "--version") {
     io.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  // `sandbox --help` (no subcommand yet): the group's help (issue 18.8).
+  if (isCommandGroup(command) && rest[0]?.startsWith("-") && wantsHelp(rest)) {
+    io.stdout.write(groupHelpText(command));
     return 0;
   }
   const { sub, tail } = route(command, rest);

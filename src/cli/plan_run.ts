@@ -13,7 +13,7 @@ import {
 } from "../coordination/mod.ts";
 import type { ConfigDefinition } from "../config/mod.ts";
 import type { DiscoveredExperiment } from "../discovery/mod.ts";
-import { resolveAgent } from "../agents/mod.ts";
+import { checkPrecondition, resolveAgent } from "../agents/mod.ts";
 import {
   buildPlan,
   type CarryDecider,
@@ -58,6 +58,7 @@ import {
 } from "../scheduler/mod.ts";
 import { runDockerChecks } from "./docker_checks.ts";
 import type { ExpOptions } from "./exp_options.ts";
+import { narrowToLastFailed } from "./last_failed.ts";
 import { type PlannedRamp, resolveRamp } from "./ramp_options.ts";
 import type { Io } from "./io.ts";
 import type { LoadedProject } from "./project.ts";
@@ -96,10 +97,13 @@ interface PlanRunInput {
 export async function planRun(io: Io, input: PlanRunInput): Promise<PlannedRun> {
   const { project, options, recordRoot } = input;
   const { config } = project;
-  const selection = selectionOf(project, options);
-  const identity = await identityOf(project, selection.experiments);
+  const selected = selectionOf(project, options);
   const salvage = await salvageOf(io, recordRoot, options.dry);
   const reader = new RecordReader(recordRoot);
+  const selection = options.lastFailed
+    ? await narrowToLastFailed(reader, { project, options, selection: selected })
+    : selected;
+  const identity = await identityOf(project, selection.experiments);
   const decideCarry = await carryOf(reader, { selection, identity, rerun: options.rerun });
   const physical = await physicalSandboxes(io, { selection, project });
   const plan = buildPlan(selection, settingsOf(options, config), decideCarry, physical);
@@ -157,6 +161,7 @@ function selectionOf(project: LoadedProject, options: ExpOptions): Selection {
     ...(options.selector !== undefined ? { selector: options.selector } : {}),
     evalPrefixes: options.evalPrefixes,
     tags: options.tags,
+    ...(options.grep !== undefined ? { grep: options.grep } : {}),
   });
 }
 
@@ -369,4 +374,26 @@ export async function openSandboxes(
       },
     }),
   };
+}
+
+/**
+ * Checks the agent precondition of every experiment that has Attempts to run, once, before
+ * dispatch (docs/bail.md); not under `--dry`. Returns the experiments that must start none.
+ */
+export async function failedPreconditions(
+  plan: Plan,
+  env: Readonly<Record<string, string>>,
+): Promise<NonNullable<RunPlanOptions["blocked"]>> {
+  const blocked = new Map<string, { message: string; hint: string | null }>();
+  for (const experiment of plan.experiments) {
+    if (experiment.runnable === 0) continue;
+    const def = experiment.discovered.definition;
+    const failure = await checkPrecondition(def.agent, {
+      experimentId: experiment.id,
+      model: def.model,
+      env: (name) => env[name],
+    });
+    if (failure) blocked.set(experiment.id, failure);
+  }
+  return blocked;
 }

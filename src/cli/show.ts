@@ -200,6 +200,9 @@ async function attemptScope(
     assertions: assertions.entries as Record<string, unknown>[],
     turns: (events.turns ?? []) as Record<string, unknown>[],
     logs: (events.logs ?? []) as unknown[],
+    ...(doc.kind === "score"
+      ? { score: { earned: doc.score, possible: doc.possible ?? null, passAt: doc.passAt ?? null } }
+      : {}),
   };
   const row: ShowRow = {
     experimentId: doc.experimentId,

@@ -7,17 +7,16 @@ export const SHOW_FLAGS: readonly FlagSpec[] = [
     name: "run",
     value: "<id>",
     repeatable: true,
-    description:
-      "show these published Runs as stored (full RunId or a unique prefix of ≥ 8 characters)",
+    description: "show these runs as stored (full run ID or a unique prefix of ≥ 8 characters)",
   },
   {
     name: "experiment",
     value: "<id>",
     repeatable: true,
-    description: "project-current scope: only these experiments (exact IDs)",
+    description: "current results of only these experiments (exact IDs)",
   },
-  { name: "runs", description: "list the published Runs" },
-  { name: "compare", description: "compare two Runs or experiments: show --compare <A> <B>" },
+  { name: "runs", description: "list the stored runs" },
+  { name: "compare", description: "compare two runs or experiments: show --compare <A> <B>" },
   {
     name: "fail-on-regression",
     description: "with --compare, exit 1 when an eval regressed (default: off)",
@@ -26,6 +25,6 @@ export const SHOW_FLAGS: readonly FlagSpec[] = [
   {
     name: "record",
     value: "<root>",
-    description: "Record root directory (default: .niceeval/record)",
+    description: "directory where results are stored (default: .niceeval/record)",
   },
 ];

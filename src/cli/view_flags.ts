@@ -10,18 +10,17 @@ export const VIEW_FLAGS: readonly FlagSpec[] = [
     name: "run",
     value: "<id>",
     repeatable: true,
-    description:
-      "report these published Runs as stored (full RunId or a unique prefix of ≥ 8 characters)",
+    description: "report these runs as stored (full run ID or a unique prefix of ≥ 8 characters)",
   },
   {
     name: "experiment",
     value: "<id>",
     repeatable: true,
-    description: "project-current scope: only these experiments (exact IDs)",
+    description: "current results of only these experiments (exact IDs)",
   },
   {
     name: "compare",
-    description: "add a comparison page of two Runs or experiments: view --compare <A> <B>",
+    description: "add a comparison page of two runs or experiments: view --compare <A> <B>",
   },
   {
     name: "out",
@@ -35,7 +34,7 @@ export const VIEW_FLAGS: readonly FlagSpec[] = [
   {
     name: "serve",
     description:
-      "serve the report on 127.0.0.1, rebuilt whenever a Run is published or removed, until Ctrl-C",
+      "serve the report on 127.0.0.1, rebuilt whenever a run finishes or is removed, until Ctrl-C",
   },
   {
     name: "port",
@@ -45,6 +44,6 @@ export const VIEW_FLAGS: readonly FlagSpec[] = [
   {
     name: "record",
     value: "<root>",
-    description: "Record root directory (default: .niceeval/record)",
+    description: "directory where results are stored (default: .niceeval/record)",
   },
 ];

@@ -32,9 +32,30 @@ export interface EvalOptions<C> {
   test(t: C): void | Promise<void>;
 }
 
+/**
+ * Options of `defineScoreEval`: the shared ones plus what a score is measured against
+ * (docs/scores.md).
+ */
+export interface ScoreEvalOptions<C> extends EvalOptions<C> {
+  /**
+   * The possible score: the most one Attempt can earn, a finite number > 0. Default: the sum of the
+   * points of the Attempt's `.score(points)` entries; needed for a maximum when `t.score` is used.
+   */
+  maxPoints?: number;
+  /**
+   * Pass threshold in points, a finite number ≥ 0 (at most `maxPoints`): an Attempt that earns
+   * less is `failed` (exit code 1, a JUnit failure). Default: none, a score never fails.
+   */
+  passAt?: number;
+}
+
 /** A validated eval definition. */
 export interface EvalDefinition<K extends EvalKind = EvalKind, C = unknown> {
   readonly evaluationKind: K;
+  /** Score evals: the declared possible score, when declared. */
+  readonly maxPoints?: number;
+  /** Score evals: the declared pass threshold in points, when declared. */
+  readonly passAt?: number;
   readonly description?: string;
   readonly tags: readonly string[];
   readonly timeoutMs?: number;
@@ -54,6 +75,11 @@ const EVAL_OPTIONS = {
   reserved: ["id", "evaluationKind", "configHash"],
 };
 
+/** Options only score evals have. */
+const SCORE_ONLY = ["maxPoints", "passAt"];
+
+const SCORE_EVAL_OPTIONS = { ...EVAL_OPTIONS, known: [...EVAL_OPTIONS.known, ...SCORE_ONLY] };
+
 /** Shared by every eval that declares none (a dataset of 10,000 evals holds one of each). */
 const NO_TAGS: readonly string[] = Object.freeze([]);
 const NO_METADATA: Readonly<Record<string, JsonValue>> = Object.freeze({});
@@ -61,10 +87,11 @@ const NO_METADATA: Readonly<Record<string, JsonValue>> = Object.freeze({});
 /** Validates eval options for either kind. */
 export function makeEval<K extends EvalKind, C>(
   kind: K,
-  def: EvalOptions<C>,
+  def: EvalOptions<C> | ScoreEvalOptions<C>,
 ): EvalDefinition<K, C> {
   const what = kind === "pass" ? "defineEval" : "defineScoreEval";
-  const o = checkOptions(def, EVAL_OPTIONS, what);
+  if (kind === "pass") rejectScoreOptions(def);
+  const o = checkOptions(def, kind === "pass" ? EVAL_OPTIONS : SCORE_EVAL_OPTIONS, what);
   const out: Record<string, unknown> = {
     evaluationKind: kind,
     tags: o.tags === undefined ? NO_TAGS : check.tags(o.tags, "tags", what),
@@ -80,7 +107,43 @@ export function makeEval<K extends EvalKind, C>(
     out.timeoutMs = check.positiveInteger(o.timeoutMs, "timeoutMs", what);
   }
   if (o.sandbox !== undefined) out.sandbox = sandboxOf(o.sandbox, "sandbox");
+  if (o.maxPoints !== undefined) {
+    out.maxPoints = check.positiveNumber(o.maxPoints, "maxPoints", what);
+  }
+  if (o.passAt !== undefined) {
+    if (typeof o.passAt === "string") {
+      throw new DefinitionError(
+        "definition.invalid-value",
+        "passAt",
+        `passAt must be a number of points ≥ 0, got ${
+          describe(o.passAt)
+        }: for a share of the possible score, write that share of maxPoints (0.8 × maxPoints)`,
+      );
+    }
+    out.passAt = check.nonNegativeNumber(o.passAt, "passAt", what);
+    const max = out.maxPoints as number | undefined;
+    if (max !== undefined && (out.passAt as number) > max) {
+      throw new DefinitionError(
+        "definition.invalid-value",
+        "passAt",
+        `passAt must be at most maxPoints (${max}), got ${describe(o.passAt)}`,
+      );
+    }
+  }
   return Object.freeze(brand(out, "eval")) as unknown as EvalDefinition<K, C>;
+}
+
+/** `maxPoints` and `passAt` belong to score evals: a pass eval naming one is a mistake. */
+function rejectScoreOptions(def: unknown): void {
+  if (typeof def !== "object" || def === null) return;
+  for (const key of SCORE_ONLY) {
+    if ((def as Record<string, unknown>)[key] === undefined) continue;
+    throw new DefinitionError(
+      "definition.unknown-option",
+      key,
+      `${key} is an option of defineScoreEval: a defineEval eval passes or fails on its checks`,
+    );
+  }
 }
 
 /** A validated eval group definition. */
@@ -198,7 +261,8 @@ export function defineEval(def: EvalOptions<TestContext>): EvalDefinition<"pass"
 }
 
 /**
- * Defines a score eval: its result is earned points, never pass/fail.
+ * Defines a score eval: its result is earned points out of a possible score; with `passAt`, an
+ * Attempt that earns less fails.
  *
  * @param def The eval options and its `test(t)` body.
  * @returns The validated, frozen eval definition.
@@ -206,11 +270,17 @@ export function defineEval(def: EvalOptions<TestContext>): EvalDefinition<"pass"
  * @example
  * ```ts
  * import { defineScoreEval } from "niceeval";
- * export default defineScoreEval({ test(t) { t.score(2).label("fixed two points"); } });
+ * export default defineScoreEval({
+ *   maxPoints: 2,
+ *   passAt: 1.5,
+ *   test(t) {
+ *     t.score(2).label("fixed two points");
+ *   },
+ * });
  * ```
  */
 export function defineScoreEval(
-  def: EvalOptions<ScoreTestContext>,
+  def: ScoreEvalOptions<ScoreTestContext>,
 ): EvalDefinition<"score", ScoreTestContext> {
   return makeEval("score", def);
 }

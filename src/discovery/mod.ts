@@ -13,6 +13,7 @@ export type {
   EvalKind,
   EvalOptions,
   SandboxLayer,
+  ScoreEvalOptions,
 } from "./definitions.ts";
 export { defineExperiment } from "./experiment.ts";
 export type {

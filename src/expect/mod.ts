@@ -61,4 +61,4 @@ export {
   satisfies,
 } from "./value_matchers.ts";
 export type { JsonMatch, StandardSchemaV1 } from "./value_matchers.ts";
-export { foldVerdict } from "./verdict.ts";
+export { belowPassAt, foldVerdict } from "./verdict.ts";

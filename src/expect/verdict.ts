@@ -9,6 +9,10 @@ interface FoldInput {
   /** `t.skip(reason)` was called. */
   readonly skipped: boolean;
   readonly entries: readonly SealedAssertion[];
+  /** Score evals: the declared `maxPoints` (the possible score), when declared. */
+  readonly maxPoints?: number | null;
+  /** Score evals: the declared `passAt`; a score below it is `failed` (docs/scores.md). */
+  readonly passAt?: number | null;
 }
 
 /** The verdict and, for score evals, the score result. */
@@ -21,8 +25,39 @@ interface FoldResult {
 /** Folds an Attempt's execution outcome and sealed entries into its verdict (§5.2, §5.3). */
 export function foldVerdict(input: FoldInput): FoldResult {
   if (input.kind === "pass") return { verdict: passVerdict(input), score: null };
-  const verdict: Verdict = input.executionError ? "errored" : input.skipped ? "skipped" : "scored";
-  return { verdict, score: scoreResult(input) };
+  const score = scoreResult(input);
+  const verdict: Verdict = input.executionError
+    ? "errored"
+    : input.skipped
+    ? "skipped"
+    : belowPassAt(score, input.passAt ?? null)
+    ? "failed"
+    : "scored";
+  return { verdict, score };
+}
+
+/** True when a score (complete or partial) earned less than a declared `passAt`. */
+export function belowPassAt(score: ScoreResult | null, passAt: number | null): boolean {
+  return passAt !== null && score !== null && score.state !== "unavailable" &&
+    score.earned < passAt;
+}
+
+/**
+ * The most an Attempt could earn: `maxPoints` when declared, else the sum of the points of its
+ * `.score(points)` entries; `null` when a `t.score(points)` has no declared maximum, or when no
+ * entry scores.
+ */
+function possibleOf(input: FoldInput): number | null {
+  if (input.maxPoints !== undefined && input.maxPoints !== null) return input.maxPoints;
+  let sum = 0;
+  let any = false;
+  for (const entry of input.entries) {
+    if (entry.score === null) continue;
+    if (entry.entry === "direct-score") return null;
+    sum += entry.score.points;
+    any = true;
+  }
+  return any ? sum : null;
 }
 
 function passVerdict(input: FoldInput): Verdict {
@@ -61,8 +96,9 @@ function scoreResult(input: FoldInput): ScoreResult {
     reasons.add("execution-errored");
     if (!recorded) return { state: "unavailable", reasons: ordered(reasons) };
   }
-  if (reasons.size > 0) return { state: "partial", earned, reasons: ordered(reasons) };
-  return { state: "complete", earned };
+  const possible = possibleOf(input);
+  if (reasons.size > 0) return { state: "partial", earned, reasons: ordered(reasons), possible };
+  return { state: "complete", earned, possible };
 }
 
 function ordered(reasons: ReadonlySet<ScoreReason>): ScoreReason[] {

@@ -61,7 +61,11 @@ function boxed(frame: Frame, layout: FrameLayout): string[] {
 function unboxed(frame: Frame, layout: FrameLayout): string[] {
   const c = pc.createColors(layout.color);
   const note = [frame.note, frame.bottomNote].filter((n) => n).join(" · ");
-  const lines = [c.bold(fit(note ? `${frame.title}  ${note}` : frame.title, layout.width))];
+  // The title gives way first: the note holds the elapsed time and the ETA.
+  const title = note
+    ? `${fit(frame.title, Math.max(1, layout.width - 2 - widthOf(note)))}  ${note}`
+    : frame.title;
+  const lines = [c.bold(fit(title, layout.width))];
   for (const section of frame.sections) {
     if (section.name !== null) lines.push(fit(`  ${section.name}`, layout.width));
     for (const line of section.lines) lines.push(paint(fit(`  ${line}`, layout.width), c));

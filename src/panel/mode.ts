@@ -23,6 +23,11 @@ interface HumanMode {
   readonly color: boolean;
   /** Width of permanent output: stdout's columns, 80 when unknown. */
   readonly width: number;
+  /**
+   * Unboxed permanent lines are broken at spaces to the width: stdout is a terminal, which would
+   * otherwise wrap them inside a word (issue 18 item 5). Logs and pipes keep each line whole.
+   */
+  readonly wrap: boolean;
 }
 
 /** Width assumed when the terminal does not say (OUT-H2). */
@@ -42,5 +47,6 @@ export function humanMode(facts: TerminalFacts): HumanMode {
     // Plain mode stays free of escape sequences, so CI logs diff cleanly.
     color: live && facts.stdoutIsTerminal && !noColor,
     width,
+    wrap: facts.stdoutIsTerminal,
   };
 }

@@ -3,6 +3,7 @@
  * OUT-4, RETRY-4). Pure: the input state is never changed.
  */
 import type { AttemptVerdict, RunEvent } from "../_shared/mod.ts";
+import { etaSettled, etaStarted } from "./eta.ts";
 import type { AttemptRow, Counters, PanelState, ScopeRow } from "./state.ts";
 
 /** Which counter a settled verdict moves to; interrupted Attempts count as skipped (INT-1). */
@@ -29,7 +30,7 @@ export function reducePanel(state: PanelState, event: RunEvent): PanelState {
         backoff: null,
       });
     case "attempt_end":
-      return endAttempt(state, event.slot.position, event.result);
+      return endAttempt(state, event.slot.position, event);
     case "activity":
       return updateRow(state, event.slot.position, (row) => ({ ...row, activity: event.text }));
     case "backoff":
@@ -97,14 +98,20 @@ function startAttempt(state: PanelState, row: AttemptRow): PanelState {
   const hole = rows.indexOf(null);
   if (hole >= 0) rows[hole] = row;
   else rows.push(row);
-  return { ...state, attemptRows: rows, counters: move(state.counters, "queued", "running") };
+  return {
+    ...state,
+    attemptRows: rows,
+    counters: move(state.counters, "queued", "running"),
+    eta: etaStarted(state.eta, row.startedAt),
+  };
 }
 
 function endAttempt(
   state: PanelState,
   position: number,
-  result: Extract<RunEvent, { type: "attempt_end" }>["result"],
+  event: Extract<RunEvent, { type: "attempt_end" }>,
 ): PanelState {
+  const { result } = event;
   const index = state.attemptRows.findIndex((r) => r?.position === position);
   const row = state.attemptRows[index];
   const rows = [...state.attemptRows];
@@ -116,7 +123,8 @@ function endAttempt(
   const costUSD = result.estimatedCostUSD === null
     ? state.costUSD
     : (state.costUSD ?? 0) + result.estimatedCostUSD;
-  return { ...state, attemptRows: rows, counters, costUSD };
+  const eta = row ? etaSettled(state.eta, event.at - row.startedAt) : state.eta;
+  return { ...state, attemptRows: rows, counters, costUSD, eta };
 }
 
 function backoff(state: PanelState, e: Extract<RunEvent, { type: "backoff" }>): PanelState {

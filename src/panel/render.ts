@@ -6,6 +6,7 @@ import { formatCost, formatDuration } from "../_shared/mod.ts";
 import { padEnd, padStart, widthOf } from "./_text.ts";
 import { frameLines, MAX_BOX_WIDTH } from "./_frame.ts";
 import { countersLine } from "./counters.ts";
+import { estimateRemainingMs, etaText } from "./eta.ts";
 import type { AttemptRow, PanelRamp, PanelState, ScopeRow } from "./state.ts";
 
 /** Below this width an Attempt row is `● <evalId> <activity>` (OUT-H17). */
@@ -14,6 +15,8 @@ const NARROW_ROW_WIDTH = 40;
 const MAX_ACTIVE_ROWS = 12;
 /** Width of the elapsed column: `1m 42s` and `1h 03m` are the widest formats. */
 const ELAPSED_WIDTH = 6;
+/** The ETA leaves the title note when fewer columns than this would be left for frame and title. */
+const MIN_TITLE_WIDTH = 24;
 
 /** Terminal facts and time a frame is rendered for. */
 interface RenderOptions {
@@ -45,10 +48,27 @@ export function renderPanel(state: PanelState, options: RenderOptions): string[]
   if (active.length > 0) sections.push({ name: "ACTIVE", lines: active });
   return frameLines({
     title: state.start.title,
-    note: formatDuration(now - state.start.startedAt),
+    note: titleNote(state, now, width),
     sections,
     bottomNote: state.costUSD === null ? null : formatCost(state.costUSD),
   }, { width, boxed: options.boxed, color: options.color });
+}
+
+/**
+ * `<elapsed>[ · ETA <eta>]`: the ETA once an Attempt has settled and while Attempts are left, and
+ * only when it leaves room for a title on a narrow terminal (docs/progress.md).
+ */
+function titleNote(state: PanelState, now: number, width: number): string {
+  const elapsed = formatDuration(now - state.start.startedAt);
+  const remaining = estimateRemainingMs({
+    stats: state.eta,
+    runningSince: state.attemptRows.flatMap((r) => r === null ? [] : [r.startedAt]),
+    queued: state.counters.queued,
+    now,
+  });
+  if (remaining === null) return elapsed;
+  const note = `${elapsed} · ${etaText(remaining)}`;
+  return widthOf(note) + MIN_TITLE_WIDTH <= width ? note : elapsed;
 }
 
 /** Run-scope rows, then Attempt rows in their positions, then `… <n> more active`. */

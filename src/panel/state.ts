@@ -1,4 +1,5 @@
 import type { RampState } from "../_shared/mod.ts";
+import { type EtaStats, NO_ETA_STATS } from "./eta.ts";
 
 /**
  * What the live panel shows, as plain data (cli.md OUT-H7, scheduling.md §9). The panel learns
@@ -101,6 +102,8 @@ export interface PanelState {
   readonly interrupted: boolean;
   /** The live ramp, when the run ramps. */
   readonly ramp: PanelRamp | null;
+  /** Durations of settled Attempts, for the ETA of the title note (docs/progress.md). */
+  readonly eta: EtaStats;
 }
 
 /** The counters before any event: everything not reused is queued. */
@@ -128,5 +131,6 @@ export function createPanelState(start: PanelStart): PanelState {
     costUSD: null,
     interrupted: false,
     ramp: start.ramp ?? null,
+    eta: NO_ETA_STATS,
   };
 }

@@ -4,6 +4,7 @@
  * but keeps no ACTIVE rows, so an event costs the same whatever the concurrency.
  */
 import type { RunEvent } from "../_shared/mod.ts";
+import { etaSettled, etaStarted, type EtaStats, NO_ETA_STATS } from "./eta.ts";
 import { VERDICT_COUNTER } from "./reduce.ts";
 import { type Counters, initialCounters, type PanelStart } from "./state.ts";
 
@@ -13,8 +14,9 @@ type MutableCounters = { -readonly [K in keyof Counters]: number };
 export class CounterTally {
   readonly start: PanelStart;
   readonly #counts: MutableCounters;
-  /** Plan positions of the running Attempts. */
-  readonly #running = new Set<number>();
+  /** Start times of the running Attempts, by plan position. */
+  readonly #running = new Map<number, number>();
+  #eta: EtaStats = NO_ETA_STATS;
   /** Running Attempts between a `sleeping` and a `resumed` backoff. */
   readonly #backingOff = new Set<number>();
 
@@ -28,15 +30,28 @@ export class CounterTally {
     return { ...this.#counts };
   }
 
+  /** Durations of the settled Attempts, for the ETA (docs/progress.md). */
+  get eta(): EtaStats {
+    return this.#eta;
+  }
+
+  /** Start times (epoch ms) of the Attempts running now. */
+  get runningSince(): number[] {
+    return [...this.#running.values()];
+  }
+
   /** Counts one run event. */
   event(event: RunEvent): void {
     const c = this.#counts;
     switch (event.type) {
       case "attempt_start":
-        this.#running.add(event.slot.position);
+        this.#running.set(event.slot.position, event.at);
+        this.#eta = etaStarted(this.#eta, event.at);
         return this.#move("queued", "running");
       case "attempt_end": {
         const { position } = event.slot;
+        const since = this.#running.get(position);
+        if (since !== undefined) this.#eta = etaSettled(this.#eta, event.at - since);
         this.#running.delete(position);
         // A backoff cut short (deadline, interrupt) stays counted until the Attempt settles.
         if (this.#backingOff.delete(position)) c.backoff--;

@@ -9,7 +9,9 @@ export { buildPlan } from "./build.ts";
 export type { CarryDecider, PlanSettings, SlotKey } from "./build.ts";
 export { experimentProviders, sandboxPairs } from "./sandbox.ts";
 export type { PairingProblem } from "./sandbox.ts";
-export { matchExperimentIds, select, selectExperiments } from "./select.ts";
+export { matchExperimentIds, select, selectExperiments, suggestEvalPrefix } from "./select.ts";
+export { compileGrep, grepMatches } from "./grep.ts";
+export type { GrepPattern } from "./grep.ts";
 export type { Selection } from "./select.ts";
 export type {
   CarryDecision,

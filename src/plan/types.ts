@@ -22,6 +22,9 @@ export interface CarrySource {
   readonly verdict: string;
   readonly durationMs: number;
   readonly score: number | null;
+  /** Score evals: the possible score and the passAt it ran with (docs/scores.md). */
+  readonly possible?: number | null;
+  readonly passAt?: number | null;
 }
 
 /** How one planned ordinal will be filled. */

@@ -35,6 +35,7 @@ export type {
   ExperimentOptions,
   FailureClass,
   FailureInfo,
+  ScoreEvalOptions,
 } from "../discovery/mod.ts";
 export type { SandboxLayer } from "../sandbox/mod.ts";
 export {

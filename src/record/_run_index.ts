@@ -216,6 +216,9 @@ export function verdictOf(doc: AttemptDoc, assertions: AssertionsDoc): StoredVer
     executionError: false,
     skipped: false,
     entries: assertions.entries as unknown as readonly SealedAssertion[],
+    // A score below the passAt it ran with is failed (docs/scores.md); older Records have none.
+    maxPoints: doc.possible ?? null,
+    passAt: doc.passAt ?? null,
   });
   return folded.verdict;
 }

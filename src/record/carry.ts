@@ -1,8 +1,10 @@
 /**
  * Carry decisions (CARRY-1 … CARRY-6): per (experiment, eval) one source Run — the latest published
  * Run of that experiment containing the eval — and per ordinal whether its Attempt can fill the
- * current slot.
+ * current slot. The result of a carried failed or errored Attempt can be read back for the reports
+ * ({@link carriedResults}).
  */
+import type { AttemptResult, SealedAssertion, Usage } from "../_shared/mod.ts";
 import type {
   CarryDecider,
   CarryDecision,
@@ -10,11 +12,13 @@ import type {
   RerunTier,
   RunReason,
 } from "../plan/mod.ts";
-import type { PublishedRun, RecordReader, StoredAttempt } from "./reader.ts";
-import type { RunDoc } from "./schema.ts";
+import { type PublishedRun, RecordReader, type StoredAttempt } from "./reader.ts";
+import type { AssertionsDoc, RunDoc } from "./schema.ts";
 
 /** One ordinal of a source Run. */
 interface Candidate {
+  /** The Record root it was read from. */
+  readonly root: string;
   readonly run: PublishedRun;
   readonly ordinal: number;
   /** The Attempt that filled it, when it executed or was carried. */
@@ -71,6 +75,7 @@ export async function loadCandidates(
     const { member, stored } = await reader.slot(source.run, slot);
     const ref = member.attempt;
     out.get(key)!.ordinals.set(slot.ordinal, {
+      root: reader.root,
       run: source.run,
       ordinal: slot.ordinal,
       stored,
@@ -182,8 +187,98 @@ export function carryDecider(
     if (timeoutMs !== null && c.stored.doc.timedMs > timeoutMs) {
       return run("duration-exceeds-timeout", null, source);
     }
+    if (verdict === "failed" || verdict === "errored") {
+      CARRIED.set(source, { root: c.root, stored: c.stored });
+    }
     return { action: "carry", source };
   };
+}
+
+/**
+ * Where the details of each carried failed or errored Attempt lie, by the carry source the plan
+ * holds: only these are ever read back, and only when a report asks ({@link carriedResults}).
+ */
+const CARRIED = new WeakMap<
+  CarrySource,
+  { readonly root: string; readonly stored: StoredAttempt }
+>();
+
+/**
+ * The results of carried failed or errored Attempts as the end-of-run reports read them
+ * (cli.md OUT-H14, JUNIT-3), by carry source: the Attempt document with its error, and of its
+ * assertions the failed ones, read back from the origin Run (one read per Attempt, a bounded
+ * number at a time). Sources of other verdicts, and Attempts that can no longer be read, are left
+ * out: the reports then point to `niceeval show`.
+ */
+export async function carriedResults(
+  sources: readonly CarrySource[],
+): Promise<Map<CarrySource, AttemptResult>> {
+  const out = new Map<CarrySource, AttemptResult>();
+  const readers = new Map<string, RecordReader>();
+  const work = sources.flatMap((source) => {
+    const found = CARRIED.get(source);
+    return found ? [{ source, ...found }] : [];
+  });
+  await forEachBounded(work, CANDIDATE_READS, async ({ source, root, stored }) => {
+    let reader = readers.get(root);
+    if (!reader) readers.set(root, reader = new RecordReader(root));
+    try {
+      out.set(source, storedResult(stored, await reader.assertions(stored)));
+    } catch {
+      // Damaged since planning: the reports fall back to `niceeval show`, which says why.
+    }
+  });
+  return out;
+}
+
+/**
+ * A stored Attempt as an {@link AttemptResult} with the failed assertions only (like the retained
+ * result of an executed Attempt); the transcript, phases, logs and retries are not read.
+ */
+function storedResult(stored: StoredAttempt, assertions: AssertionsDoc): AttemptResult {
+  const doc = stored.doc;
+  const failed = (assertions.entries as unknown as SealedAssertion[])
+    .filter((a) => a.status === "failed");
+  const error = doc.error;
+  return {
+    attemptId: doc.attemptId,
+    experimentId: doc.experimentId,
+    evalId: doc.evalId,
+    ordinal: doc.ordinal,
+    kind: doc.kind,
+    outcome: doc.outcome,
+    verdict: stored.verdict,
+    score: doc.score,
+    scoreResult: null,
+    ...(doc.kind === "score" ? { possible: doc.possible ?? null, passAt: doc.passAt ?? null } : {}),
+    skipReason: doc.skipReason,
+    error: error
+      ? {
+        code: error.code,
+        phase: error.phase,
+        message: error.message,
+        scope: error.scope as NonNullable<AttemptResult["error"]>["scope"],
+        location: error.location ?? null,
+        stack: error.stack ?? null,
+      }
+      : null,
+    startedAt: Date.parse(doc.startedAt),
+    endedAt: Date.parse(doc.endedAt),
+    timedMs: doc.timedMs,
+    usage: usageOf(doc.usage),
+    estimatedCostUSD: doc.estimatedCostUSD,
+    turnCount: 0,
+    retries: [],
+    details: { assertions: failed, turns: [], phases: [], diagnostics: [], logs: [] },
+  };
+}
+
+function usageOf(usage: StoredAttempt["doc"]["usage"]): Usage | null {
+  if (!usage) return null;
+  const out: Usage = {};
+  if (usage.inputTokens !== null) out.inputTokens = usage.inputTokens;
+  if (usage.outputTokens !== null) out.outputTokens = usage.outputTokens;
+  return out;
 }
 
 function sourceOf(c: Candidate): CarrySource | null {
@@ -195,6 +290,9 @@ function sourceOf(c: Candidate): CarrySource | null {
     verdict: c.stored.verdict,
     durationMs: c.stored.doc.durationMs,
     score: c.stored.doc.score,
+    ...(c.stored.doc.kind === "score"
+      ? { possible: c.stored.doc.possible ?? null, passAt: c.stored.doc.passAt ?? null }
+      : {}),
   };
 }
 

@@ -201,6 +201,10 @@ export function attemptDocument(
     outcome: result?.outcome ?? null,
     skipReason: result?.skipReason ?? null,
     score: result?.score ?? null,
+    // Score evals only (docs/scores.md); readers of older Records find neither.
+    ...(h.kind === "score"
+      ? { possible: result?.possible ?? null, passAt: result?.passAt ?? null }
+      : {}),
     startedAt: isoTime(h.startedAt),
     endedAt: result ? isoTime(result.endedAt) : null,
     durationMs: result ? result.endedAt - result.startedAt : null,

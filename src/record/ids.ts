@@ -4,8 +4,8 @@ import { sha256Hex } from "../_shared/mod.ts";
 import { flatString } from "./_flat.ts";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-/** `@` (optional), the version digit `1` (typed as I or L too), then 12 characters. */
-const LOCATOR_REGEXP = /^@?[1IiLl]([0-9A-Za-z]{12})$/;
+/** `@`, the version digit `1` (typed as I or L too), then 12 characters. */
+const LOCATOR_REGEXP = /^@[1IiLl]([0-9A-Za-z]{12})$/;
 
 /** A lowercase UUID v4: every `recordId`, `invocationId`, RunId and AttemptId (REC-1). */
 const UUID_V4_REGEXP = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -48,6 +48,14 @@ export function locatorOf(attemptId: string): string {
  * or throws `malformed-locator`.
  */
 export function parseLocator(input: string): string {
+  // REC-12: a locator starts with `@`; without it the input could be anything (issue 18.11).
+  if (LOCATOR_REGEXP.test(`@${input.trim()}`)) {
+    throw new UsageError(
+      "malformed-locator",
+      `"${input}" is not an Attempt locator: locators start with @`,
+      `did you mean @${input.trim()}? (e.g. niceeval show @${input.trim()})`,
+    );
+  }
   const match = LOCATOR_REGEXP.exec(input.trim());
   const body = match?.[1]?.toUpperCase().replace(/O/g, "0").replace(/[IL]/g, "1");
   if (!body || [...body].some((c) => !CROCKFORD.includes(c))) {

@@ -20,5 +20,5 @@ export { RecordReader } from "./reader.ts";
 export { salvageRuns } from "./salvage.ts";
 export type { SalvageOutcome } from "./salvage.ts";
 export type { PublishedRun } from "./reader.ts";
-export { candidateOf, carryDecider, loadCandidates } from "./carry.ts";
+export { candidateOf, carriedResults, carryDecider, loadCandidates } from "./carry.ts";
 export type { CurrentIdentity } from "./carry.ts";

@@ -112,6 +112,9 @@ export const ATTEMPT_SCHEMA = z.object({
   outcome: z.enum(["completed", "errored", "cancelled", "interrupted"]),
   skipReason: z.string().nullable(),
   score: z.number().nullable(),
+  // possible and passAt were added within schemaVersion 1, score evals only (docs/scores.md).
+  possible: z.number().nullable().optional(),
+  passAt: z.number().nullable().optional(),
   startedAt: iso,
   endedAt: iso,
   durationMs: z.number().nonnegative(),

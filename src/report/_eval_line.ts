@@ -25,13 +25,17 @@ export function evalGroups(rows: readonly SlotReport[]): Iterable<SlotReport[]> 
 
 /** What an `eval` line counts; the verdict and the mean score come from these. */
 interface EvalCounts extends Counts {
+  /** Score rows with a score: scored ones and those below their passAt. */
+  scores: number;
   scoreSum: number;
+  /** Sum of the possible scores of those rows; null once one is unknown. */
+  possibleSum: number | null;
 }
 
 /** The `eval` line of one (experiment, eval); one pass over its rows. */
 export function evalLine(rows: readonly SlotReport[], at: string): NdjsonLine {
   const first = rows[0]!.slot;
-  const c: EvalCounts = { ...zeroCounts(), scoreSum: 0 };
+  const c: EvalCounts = { ...zeroCounts(), scores: 0, scoreSum: 0, possibleSum: 0 };
   for (const r of rows) countRow(c, r);
   return {
     type: "eval",
@@ -49,7 +53,10 @@ export function evalLine(rows: readonly SlotReport[], at: string): NdjsonLine {
     reused: c.reused,
     unstarted: c.unstarted,
     notNeeded: c.notNeeded,
-    score: c.scored > 0 ? c.scoreSum / c.scored : null,
+    score: c.scores > 0 ? c.scoreSum / c.scores : null,
+    // Mean possible score (docs/scores.md): null when nothing was scored or one is unknown.
+    possible: c.scores > 0 && c.possibleSum !== null ? c.possibleSum / c.scores : null,
+    passAt: first.kind === "score" ? rows.find((r) => r.passAt !== null)?.passAt ?? null : null,
     attempts: rows.map((r) => ({
       ordinal: r.slot.ordinal,
       locator: r.locator,
@@ -65,9 +72,14 @@ function countRow(c: EvalCounts, r: SlotReport): void {
   else if (r.verdict === "failed") c.failed++;
   else if (r.verdict === "errored") c.errored++;
   else if (r.verdict === "skipped") c.skipped++;
-  else if (r.verdict === "scored") {
-    c.scored++;
+  else if (r.verdict === "scored") c.scored++;
+  // A score below its passAt is failed and still scored (docs/scores.md).
+  if (r.slot.kind === "score" && (r.verdict === "scored" || r.verdict === "failed")) {
+    c.scores++;
     c.scoreSum += r.score ?? 0;
+    c.possibleSum = c.possibleSum === null || r.possible === null
+      ? null
+      : c.possibleSum + r.possible;
   }
   if (r.state === "carried") c.reused++;
   if (isGap(r)) c.unstarted++;

@@ -1,10 +1,16 @@
 /**
  * Panels of permanent output (cli.md OUT-H2, OUT-H3): PLAN and the end panels, as a rounded box
- * on a wide colour terminal, else as a title line with its body indented by two spaces. Boxed
- * lines are cut to the width with `…`; unboxed lines are never cut, so logs keep every word.
+ * on a wide colour terminal, else as a title line with its body indented by two spaces. A body
+ * line wider than the box, or than a terminal when unboxed, is broken at spaces, never inside a
+ * word, its continuation indented two more spaces (issue 18 item 5), so IDs and locators stay
+ * whole; only a single word wider than a box is cut with `…`. Unboxed output for files and logs
+ * is never broken or cut, so logs keep every word on its line.
  */
 import pc from "picocolors";
 import stringWidth from "string-width";
+import { wrapWidth } from "./_wrap.ts";
+
+export { wrapWidth };
 
 /** A box never spans more than this many columns (OUT-H2). */
 const MAX_BOX_WIDTH = 120;
@@ -27,6 +33,11 @@ export interface BoxLayout {
   readonly width: number;
   /** ANSI colour. */
   readonly color: boolean;
+  /**
+   * Unboxed body lines are broken at spaces to `width` (stdout is a terminal, which would
+   * otherwise wrap them inside a word). Boxed lines always are.
+   */
+  readonly wrap?: boolean;
 }
 
 /** Plain text: no box, no colour (files, pipes, CI logs). */
@@ -47,7 +58,10 @@ export function boxLines(panel: BoxPanel, layout: BoxLayout): string[] {
     : (s: string) => s;
   if (!layout.boxed) {
     const title = c.bold(tone(panel.title)) + (panel.note ? `  ${panel.note}` : "");
-    return [title, ...panel.body.map((line) => paintMarker(`  ${line}`, layout.color))];
+    const body = panel.body.flatMap((line) =>
+      layout.wrap ? wrapWidth(`  ${line}`, layout.width) : [`  ${line}`]
+    );
+    return [title, ...body.map((line) => paintMarker(line, layout.color))];
   }
   const width = Math.min(layout.width, MAX_BOX_WIDTH);
   const inner = width - 4;
@@ -55,7 +69,7 @@ export function boxLines(panel: BoxPanel, layout: BoxLayout): string[] {
   const label = fitWidth(panel.title, width - 5 - stringWidth(right));
   const fill = "─".repeat(Math.max(0, width - 4 - stringWidth(label) - stringWidth(right)));
   const lines = [`${c.dim("╭─")} ${c.bold(tone(label))} ${c.dim(fill + right)}`];
-  for (const line of panel.body) {
+  for (const line of panel.body.flatMap((l) => wrapWidth(l, inner))) {
     const text = fitWidth(line, inner);
     const padded = text + " ".repeat(Math.max(0, inner - stringWidth(text)));
     lines.push(`${c.dim("│")} ${paintMarker(padded, layout.color)} ${c.dim("│")}`);

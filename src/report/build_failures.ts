@@ -118,7 +118,7 @@ export function buildGroupBody(
   const { indent } = options;
   const lines = [`${indent}error ${group.code}: ${oneLine(group.message)}`];
   const logLine = group.errorCode !== null && group.excerpt !== null
-    ? oneLine(group.excerpt.split("\n")[0] ?? "")
+    ? echoed(oneLine(group.excerpt.split("\n")[0] ?? ""))
     : "";
   if (logLine !== "") lines.push(`${indent}log: ${logLine}`);
   if (group.remediation !== null) lines.push(`${indent}fix: ${group.remediation}`);
@@ -166,7 +166,13 @@ function compareAttempts(a: string, b: string): number {
   return Number(a.slice(i + 1)) - Number(b.slice(j + 1));
 }
 
+/** `text` on one line: line breaks and the space around them become one space; never cut. */
 function oneLine(text: string): string {
-  const flat = text.replace(/\s*\n\s*/g, " ").trim();
-  return flat.length > 300 ? flat.slice(0, 299) + "…" : flat;
+  return text.replace(/\s*\n\s*/g, " ").trim();
+}
+
+/** Echoed build output (the log line), cut to 300 characters with `…`; the error never is. */
+function echoed(text: string): string {
+  const chars = [...text];
+  return chars.length > 300 ? chars.slice(0, 299).join("") + "…" : text;
 }

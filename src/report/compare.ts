@@ -106,7 +106,10 @@ function tallies(slots: readonly CompareSlot[]): Map<string, EvalTally> {
   const out = new Map<string, EvalTally>();
   for (const [evalId, list] of byEval) {
     const passed = list.filter((s) => s.verdict !== null && PASSING_VERDICTS.has(s.verdict));
-    const scored = list.filter((s) => s.kind === "score" && s.verdict === "scored");
+    // A score below its passAt is failed and still scored (docs/scores.md).
+    const scored = list.filter((s) =>
+      s.kind === "score" && (s.verdict === "scored" || s.verdict === "failed") && s.score !== null
+    );
     const meanScore = scored.length > 0
       ? scored.reduce((sum, s) => sum + (s.score ?? 0), 0) / scored.length
       : null;

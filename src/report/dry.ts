@@ -1,4 +1,7 @@
-/** `exp --dry` output (DRY-2, DRY-3): the plan per (experiment, eval) with carry decisions. */
+/**
+ * `exp --dry` output (DRY-2, DRY-3): the plan per (experiment, eval) with carry decisions. The
+ * human rows use the user's words (`reuse`, `rerun (was failed)`); the JSON document keeps the codes.
+ */
 import type { Plan, PlannedSlot } from "../plan/mod.ts";
 import { locatorOf } from "../record/mod.ts";
 
@@ -68,12 +71,15 @@ function decisions(slots: readonly PlannedSlot[]): string {
     const slot = slots[i]!;
     const c = slot.carry;
     if (c.action === "carry") {
-      parts.push(`#${slot.ordinal} carry ${locatorOf(c.source.attemptId)} (${c.source.verdict})`);
+      parts.push(`#${slot.ordinal} reuse ${locatorOf(c.source.attemptId)} (${c.source.verdict})`);
       continue;
     }
-    const reason = `${c.reason}${c.detail ? ` (${c.detail.split(",").join(", ")})` : ""}`;
+    const reason = runReasonText(slot);
     let j = i;
-    while (j + 1 < slots.length && sameRun(slots[j + 1]!, reason)) j++;
+    while (j + 1 < slots.length && slots[j + 1]!.carry.action === "run") {
+      if (runReasonText(slots[j + 1]!) !== reason) break;
+      j++;
+    }
     parts.push(
       j > i
         ? `#${slot.ordinal}–${slots[j]!.ordinal} run: ${reason}`
@@ -84,8 +90,31 @@ function decisions(slots: readonly PlannedSlot[]): string {
   return parts.join(" · ");
 }
 
-function sameRun(slot: PlannedSlot, reason: string): boolean {
+/** What changed, by the `identity-changed` detail (REC-4): config is the experiment's side. */
+const CHANGED: Readonly<Record<string, string>> = {
+  config: "experiment changed",
+  input: "eval changed",
+  "config,input": "experiment and eval changed",
+};
+
+/**
+ * Why an ordinal runs, in the user's words; the `--dry --json` document keeps the CARRY-6 codes
+ * (docs/words.md).
+ */
+function runReasonText(slot: PlannedSlot): string {
   const c = slot.carry;
-  return c.action === "run" &&
-    `${c.reason}${c.detail ? ` (${c.detail.split(",").join(", ")})` : ""}` === reason;
+  if (c.action !== "run") return "";
+  const was = c.source ? ` (was ${c.source.verdict})` : "";
+  switch (c.reason) {
+    case "new":
+      return "new";
+    case "identity-changed":
+      return CHANGED[c.detail ?? ""] ?? "changed since the earlier result";
+    case "verdict-not-eligible":
+      return c.source ? `earlier result ${c.source.verdict}` : "no reusable earlier result";
+    case "rerun-tier":
+      return `rerun${was}`;
+    case "duration-exceeds-timeout":
+      return "earlier result took longer than the timeout";
+  }
 }

@@ -48,15 +48,29 @@ function planPanel(info: PlanInfo): BoxPanel {
   const budgets = (info.machineBudgets ?? [])
     .map((b) => ` · ${b.provider} sandboxes ≤${b.limit} on this host`)
     .join("");
-  const body = [
-    `${plural(plan.total, "attempt")} · ${plural(plan.evalCount, "eval")} × ${
-      plural(plan.experiments.length, "config")
-    } · ${concurrencyText(info)}${capped}${budgets}`,
-  ];
+  const body = [`${planSize(plan)} · ${concurrencyText(info)}${capped}${budgets}`];
   if (plan.reused > 0) {
-    body.push(`${plan.reused} of ${plan.total} carried in from cache · ${plan.toRun} to run`);
+    body.push(`${plan.reused} of ${plan.total} reused from earlier runs · ${plan.toRun} to run`);
   }
   return { title: info.dry ? "PLAN (dry run)" : "PLAN", note: null, body };
+}
+
+/**
+ * `<N> attempts (<E> evals × <C> experiments[ × <A> attempts each])` when every experiment runs
+ * the same evals the same number of times; otherwise `(<E> evals across <C> experiments[, <A>
+ * attempts each])`, which never claims a product that does not hold (issue 18.6).
+ */
+function planSize(plan: Plan): string {
+  const { experiments } = plan;
+  const evals = plural(plan.evalCount, "eval");
+  const count = plural(experiments.length, "experiment");
+  const attempts = new Set(experiments.map((e) => e.attempts));
+  const each = attempts.size === 1 ? [...attempts][0]! : 0;
+  const sameEvals = experiments.every((e) => e.evals.length === plan.evalCount);
+  const shape = sameEvals && each > 0
+    ? `${evals} × ${count}${each > 1 ? ` × ${each} attempts each` : ""}`
+    : `${evals} across ${count}${each > 1 ? `, ${each} attempts each` : ""}`;
+  return `${plural(plan.total, "attempt")} (${shape})`;
 }
 
 function concurrencyText(info: PlanInfo): string {
@@ -71,12 +85,15 @@ export function planLines(info: PlanInfo, layout: BoxLayout = UNBOXED): string[]
   return panelsLines([planPanel(info)], layout);
 }
 
-/** `criterion · expected e · received r[ · reason]` of one failing assertion. */
+/**
+ * `criterion · expected e · received r[ · reason]` of one failing assertion. Only the received
+ * value, which echoes what the agent produced, is ever cut.
+ */
 export function assertionShape(a: SealedAssertion, withReason = true): string {
-  const parts = [a.criterion];
+  const parts = [oneLine(a.criterion)];
   if (a.expected !== null) parts.push(`expected ${showValue(a.expected)}`);
-  if (a.received !== null) parts.push(`received ${showValue(a.received)}`);
-  if (withReason && a.reason) parts.push(a.reason);
+  if (a.received !== null) parts.push(`received ${echoed(showValue(a.received))}`);
+  if (withReason && a.reason) parts.push(oneLine(a.reason));
   return parts.join(" · ");
 }
 
@@ -96,15 +113,17 @@ export function attemptLines(result: AttemptResult, locator: string): string[] {
   const head = `✗ ${result.evalId}  ${result.experimentId}#${result.ordinal}`;
   if (result.verdict === "failed") {
     const first = firstFailure(result);
-    return [
-      `${head}  failed  ${locator}`,
-      `    ${first ? assertionShape(first) : "a gating assertion failed"}`,
-    ];
+    const why = result.kind === "score"
+      ? scoreFailureText(result.score, result.possible ?? null, result.passAt ?? null)
+      : first
+      ? assertionShape(first)
+      : "a gating assertion failed";
+    return [`${head}  failed  ${locator}`, `    ${why}`];
   }
   if (result.verdict === "errored" && result.error) {
     return [
       `${head}  errored  ${locator}`,
-      `    ${result.error.code}: ${oneLine(result.error.message)}${atLocation(result.error)}`,
+      `    ${errorText(result.error)}`,
     ];
   }
   return [];
@@ -116,6 +135,11 @@ interface EndOptions {
   readonly wallMs: number;
   readonly runIds: readonly string[];
   readonly positionals: readonly string[];
+  /**
+   * Flags the NEXT lines repeat so that they address the same results (issue 18.11): `show` gets
+   * `--record <root>`, `exp` gets `--record`, `--attempts` and the selection flags. None if absent.
+   */
+  readonly nextFlags?: NextFlags | undefined;
   /** Layout of {@link endLines}; unboxed when absent. */
   readonly layout?: BoxLayout;
   /**
@@ -128,11 +152,12 @@ interface EndOptions {
 /** Headline, RESULTS, FAILURES (only when something failed or errored) and NEXT (OUT-H11). */
 function endPanels(summary: RunSummary, options: EndOptions): BoxPanel[] {
   const failures = failuresPanel(summary, options.buildFailures);
+  const commands = nextCommands(options.positionals, options.nextFlags);
   return [
     headlinePanel(summary, options.wallMs),
-    resultsPanel(summary, options.plan),
+    resultsPanel(summary, options.plan, commands.show),
     ...(failures ? [failures] : []),
-    nextPanel(summary, options.runIds, options.positionals),
+    nextPanel(summary, options.runIds, commands),
   ];
 }
 
@@ -157,7 +182,13 @@ function headlinePanel(summary: RunSummary, wallMs: number): BoxPanel {
   const parts = summary.hasPass && summary.hasScore
     ? [`${c.passed} passed`, `${c.failed} failed`, `${c.scored} scored`, `${c.errored} errored`]
     : summary.hasScore
-    ? [`${c.scored} scored`, `${c.skipped} skipped`, `${c.errored} errored`]
+    ? [
+      `${c.scored} scored`,
+      // A score below its passAt is failed (docs/scores.md): named only when there is one.
+      ...(c.failed > 0 ? [`${c.failed} failed`] : []),
+      `${c.skipped} skipped`,
+      `${c.errored} errored`,
+    ]
     : [`${c.passed} passed`, `${c.failed} failed`, `${c.errored} errored`];
   if (summary.hasPass && c.skipped > 0) parts.push(`${c.skipped} skipped`);
   if (c.unstarted > 0) parts.push(`${c.unstarted} unstarted`);
@@ -175,25 +206,128 @@ function headlinePanel(summary: RunSummary, wallMs: number): BoxPanel {
   };
 }
 
-/** RESULTS (OUT-H13): at most 5 experiments, at most 20 evals each. */
-function resultsPanel(summary: RunSummary, plan: Plan): BoxPanel {
+/** Most experiment lines in RESULTS; the rest is one `… <n> more experiments` line. */
+const RESULTS_EXPERIMENTS = 10;
+/** Most eval lines in RESULTS, over all experiments; each cut experiment says how many are left. */
+const RESULTS_EVALS = 20;
+
+/**
+ * RESULTS (issue 18.9, replacing OUT-H13's eval table): one line per experiment (pass rate or
+ * score, counts, duration, tokens and cost), each followed by its evals that did not all pass, at
+ * most {@link RESULTS_EVALS} eval lines in all. The full table is `niceeval show`.
+ */
+function resultsPanel(summary: RunSummary, plan: Plan, show: string): BoxPanel {
   const body: string[] = [];
-  for (const experiment of plan.experiments.slice(0, 5)) {
-    body.push(experiment.id);
-    const evals = experiment.evals.slice(0, 20);
-    const width = Math.max(...evals.map((e) => textWidth(e.id)));
-    for (const e of evals) {
-      const rows = summary.rows.filter((r) =>
-        r.slot.experimentIndex === experiment.index && r.slot.evalId === e.id
-      );
-      body.push(`  ${padWidth(e.id, width)}  ${evalResultText(rows)}`);
-    }
-    if (experiment.evals.length > 20) body.push(`  … ${experiment.evals.length - 20} more evals`);
+  const shown = plan.experiments.slice(0, RESULTS_EXPERIMENTS);
+  const idWidth = Math.max(...shown.map((e) => textWidth(e.id)));
+  let room = RESULTS_EVALS;
+  const byExperiment = Map.groupBy(summary.rows, (r) => r.slot.experimentIndex);
+  for (const experiment of shown) {
+    const rows = byExperiment.get(experiment.index) ?? [];
+    body.push(`${padWidth(experiment.id, idWidth)}  ${experimentResultText(rows)}`);
+    const byEval = Map.groupBy(rows, (r) => r.slot.evalId);
+    const open = experiment.evals.flatMap((e) => {
+      const evalRows = byEval.get(e.id) ?? [];
+      return allPassed(evalRows) ? [] : [{ id: e.id, rows: evalRows }];
+    });
+    const listed = open.slice(0, room);
+    room -= listed.length;
+    const width = Math.max(0, ...listed.map((e) => textWidth(e.id)));
+    for (const e of listed) body.push(`  ${padWidth(e.id, width)}  ${evalResultText(e.rows)}`);
+    if (open.length > listed.length) body.push(`  … ${open.length - listed.length} more · ${show}`);
   }
-  if (plan.experiments.length > 5) {
-    body.push(`… ${plan.experiments.length - 5} more experiments · niceeval show`);
-  }
+  const more = plan.experiments.length - shown.length;
+  if (more > 0) body.push(`… ${plural(more, "more experiment")} · ${show}`);
   return { title: "RESULTS", note: plural(plan.experiments.length, "experiment"), body };
+}
+
+/** True when every needed ordinal of an eval passed (or scored): RESULTS then lists no line. */
+function allPassed(rows: readonly SlotReport[]): boolean {
+  return rows.every((r) =>
+    r.verdict === "passed" || r.verdict === "scored" ||
+    (r.verdict === null && r.reason === "early-exit")
+  );
+}
+
+/**
+ * One experiment's RESULTS line: the eval wording over all its pass slots (with the pass rate) and
+ * over all its score slots, then reused count, the span of its executed Attempts, their tokens and
+ * estimated cost.
+ */
+function experimentResultText(rows: readonly SlotReport[]): string {
+  const pass = rows.filter((r) => r.slot.kind === "pass");
+  const score = rows.filter((r) => r.slot.kind === "score");
+  const parts: string[] = [];
+  if (pass.length > 0) parts.push(withPassRate(evalResultText(pass), pass));
+  if (score.length > 0) parts.push(evalResultText(score));
+  const reused = rows.filter((r) => r.state === "carried").length;
+  if (reused > 0) parts.push(`${reused} reused`);
+  const executed = rows.flatMap((r) => r.state === "executed" && r.result ? [r.result] : []);
+  if (executed.length > 0) {
+    const start = executed.reduce((min, r) => Math.min(min, r.startedAt), Infinity);
+    const end = executed.reduce((max, r) => Math.max(max, r.endedAt), -Infinity);
+    const tokens = executed.reduce(
+      (sum, r) => sum + (r.usage?.inputTokens ?? 0) + (r.usage?.outputTokens ?? 0),
+      0,
+    );
+    const costs = executed.flatMap((r) => r.estimatedCostUSD === null ? [] : [r.estimatedCostUSD]);
+    parts.push(formatDuration(end - start), `${formatTokens(tokens)} new tok`);
+    if (costs.length > 0) parts.push(formatCost(costs.reduce((a, b) => a + b, 0)));
+  }
+  return parts.join(" · ");
+}
+
+/** `k/N passed` of {@link evalResultText} with the pass rate, rounded down: `k/N passed (p%)`. */
+function withPassRate(text: string, rows: readonly SlotReport[]): string {
+  const needed = rows.filter((r) => !(r.verdict === null && r.reason === "early-exit")).length;
+  const passed = rows.filter((r) => r.verdict === "passed").length;
+  if (needed === 0) return text;
+  const head = `${passed}/${needed} passed`;
+  const rate = Math.floor((passed / needed) * 100);
+  return text.startsWith(head) ? `${head} (${rate}%)${text.slice(head.length)}` : text;
+}
+
+/**
+ * `score <mean earned>/<mean possible> (<p>%)` over the scored rows (docs/scores.md): the maximum
+ * and percentage only when every row knows its possible score; `score —` when nothing was scored
+ * (OUT-H13: no mean over zero scores).
+ */
+function scoreText(scored: readonly SlotReport[]): string {
+  if (scored.length === 0) return "score —";
+  const earned = scored.reduce((sum, r) => sum + (r.score ?? 0), 0);
+  const mean = formatScore(earned / scored.length);
+  if (scored.some((r) => r.possible === null)) return `score ${mean}`;
+  const possible = scored.reduce((sum, r) => sum + (r.possible ?? 0), 0);
+  const pct = possible > 0 ? ` (${Math.floor((earned / possible) * 100)}%)` : "";
+  return `score ${mean}/${formatScore(possible / scored.length)}${pct}`;
+}
+
+/**
+ * Why a score Attempt failed (docs/scores.md): `score 0.5/2 (25%) below passAt 1.5`, the maximum
+ * and percentage only when its possible score is known.
+ */
+export function scoreFailureText(
+  score: number | null,
+  possible: number | null,
+  passAt: number | null,
+): string {
+  const earned = score ?? 0;
+  const of = possible === null
+    ? ""
+    : `/${formatScore(possible)}${
+      possible > 0 ? ` (${Math.floor((earned / possible) * 100)}%)` : ""
+    }`;
+  return `score ${formatScore(earned)}${of} below passAt${
+    passAt === null ? "" : ` ${formatScore(passAt)}`
+  }`;
+}
+
+/** `below passAt <p>` when the rows share one passAt, else `below passAt`. */
+function belowPassAtText(rows: readonly SlotReport[]): string {
+  const thresholds = new Set(rows.flatMap((r) => r.passAt === null ? [] : [r.passAt]));
+  return thresholds.size === 1
+    ? `below passAt ${formatScore([...thresholds][0]!)}`
+    : "below passAt";
 }
 
 /** The RESULTS wording of one (experiment, eval) (OUT-H13). */
@@ -209,11 +343,9 @@ function evalResultText(rows: readonly SlotReport[]): string {
   const skipped = count((r) => r.verdict === "skipped");
   let head: string;
   if (rows[0]?.slot.kind === "score") {
-    const scored = rows.filter((r) => r.verdict === "scored");
-    const mean = scored.length > 0
-      ? scored.reduce((sum, r) => sum + (r.score ?? 0), 0) / scored.length
-      : 0;
-    head = `score ${formatScore(mean)} · ${scored.length}/${n} complete`;
+    const scored = rows.filter((r) => r.verdict === "scored" || r.verdict === "failed");
+    head = `${scoreText(scored)} · ${scored.length}/${n} complete`;
+    if (failed > 0) tail.push(`${failed} failed (${belowPassAtText(rows)})`);
   } else {
     head = `${count((r) => r.verdict === "passed")}/${n} passed`;
     if (failed > 0) tail.push(`${failed} failed`);
@@ -231,8 +363,12 @@ function evalResultText(rows: readonly SlotReport[]): string {
 }
 
 /**
- * FAILURES (OUT-H14), or null when nothing failed or errored. Attempts errored by one failed build
- * key are one entry: the key, the error, its log line and remediation, and the affected Attempts.
+ * FAILURES (OUT-H14), or null when nothing failed or errored. Failed Attempts are grouped by the
+ * shape of their first failing assertion, errored ones by their error (code, message and where it
+ * was thrown): a head line with `(<n>×)`, then up to 3 (failures) or 1 (errors) example Attempts
+ * and `… <n> more`. Reused results read like fresh ones, marked `(reused from @<locator>)`.
+ * Attempts errored by one failed build key are one entry: the key, the error, its log line and
+ * remediation, and the affected Attempts. Nothing here is cut but echoed agent text.
  */
 function failuresPanel(
   summary: RunSummary,
@@ -242,67 +378,131 @@ function failuresPanel(
   const errored = summary.rows.filter((r) => r.verdict === "errored");
   if (failed.length === 0 && errored.length === 0) return null;
   const body: string[] = [];
-  const groups = new Map<string, { reason: string | null; rows: SlotReport[] }>();
-  for (const row of failed) {
-    const first = row.result ? firstFailure(row.result) : undefined;
-    const shape = first ? assertionShape(first, false) : "carried failure (details: niceeval show)";
-    const group = groups.get(shape) ?? { reason: first?.reason ?? null, rows: [] };
-    group.rows.push(row);
-    groups.set(shape, group);
-  }
-  for (const [shape, group] of [...groups].slice(0, 5)) {
-    body.push(`${shape}  (${group.rows.length}×)`);
+  for (const group of [...failureGroups(failed).values()].slice(0, 5)) {
+    body.push(`${group.head}  (${group.rows.length}×)`);
     if (group.reason) body.push(`  reason: ${oneLine(group.reason)}`);
-    for (const row of group.rows.slice(0, 3)) {
-      const { experimentId, evalId, ordinal } = row.slot;
-      body.push(`  ✗ ${row.locator ?? "—"}  ${experimentId}  ${evalId}#${ordinal}`);
-    }
-    if (group.rows.length > 3) body.push(`  … ${group.rows.length - 3} more`);
+    body.push(...exampleLines(group.rows, 3));
   }
-  const entries: (SlotReport | BuildFailureGroup)[] = [];
-  const listed = new Set<BuildFailureGroup>();
-  for (const row of errored) {
-    const { experimentId, evalId, ordinal } = row.slot;
-    const group = row.state === "errored-undispatched"
-      ? builds?.of(experimentId, evalId, ordinal)
-      : undefined;
-    if (group === undefined) entries.push(row);
-    else if (!listed.has(group)) {
-      listed.add(group);
-      entries.push(group);
-    }
-  }
-  for (const entry of entries.slice(0, 10)) {
-    if (!("slot" in entry)) {
+  for (const entry of errorEntries(errored, builds).slice(0, 10)) {
+    if (!("rows" in entry)) {
       body.push(`✗ ${entry.run}  build ${entry.buildKey} · ${groupSize(entry)}`);
       body.push(...buildGroupBody(entry, { indent: "  " }));
       continue;
     }
-    const row = entry;
-    const code = row.result?.error?.code ?? row.reason ?? "errored";
-    const message = row.result?.error?.message ?? row.message ?? "";
-    const at = row.result?.error ? atLocation(row.result.error) : "";
-    const { experimentId, evalId, ordinal } = row.slot;
-    body.push(`✗ ${row.locator ? `${row.locator}  ` : ""}${experimentId}  ${evalId}#${ordinal}`);
-    body.push(`  error ${code}: ${oneLine(message)}${at}`);
-    if (row.locator) body.push(`  details: niceeval show ${row.locator}`);
+    body.push(`${entry.head}  (${entry.rows.length}×)`, ...exampleLines(entry.rows, 1));
+    const example = entry.rows.find((row) => row.locator !== null);
+    if (example) body.push(`  details: niceeval show ${example.locator}`);
   }
   return { title: "FAILURES", note: `${failed.length} failed · ${errored.length} errored`, body };
 }
 
-/** NEXT (OUT-H15). */
+/** Attempts of FAILURES that one head line stands for. */
+interface RowGroup {
+  readonly head: string;
+  readonly reason: string | null;
+  readonly rows: SlotReport[];
+}
+
+/** Failed rows by the shape of their first failing assertion, in the order of their first row. */
+function failureGroups(failed: readonly SlotReport[]): Map<string, RowGroup> {
+  const groups = new Map<string, RowGroup>();
+  for (const row of failed) {
+    const score = row.slot.kind === "score";
+    const first = row.result && !score ? firstFailure(row.result) : undefined;
+    const head = score
+      ? `score ${belowPassAtText([row])}`
+      : first
+      ? assertionShape(first, false)
+      : "a gating assertion failed";
+    let group = groups.get(head);
+    if (!group) groups.set(head, group = { head, reason: first?.reason ?? null, rows: [] });
+    group.rows.push(row);
+  }
+  return groups;
+}
+
+/**
+ * Errored rows as FAILURES lists them, in the order of their first row: rows with the same error
+ * as one group, and the rows errored by one failed build key as that key's build group.
+ */
+function errorEntries(
+  errored: readonly SlotReport[],
+  builds: BuildFailureGroups | undefined,
+): (RowGroup | BuildFailureGroup)[] {
+  const entries: (RowGroup | BuildFailureGroup)[] = [];
+  const byError = new Map<string, RowGroup>();
+  const listed = new Set<BuildFailureGroup>();
+  for (const row of errored) {
+    const { experimentId, evalId, ordinal } = row.slot;
+    const build = row.state === "errored-undispatched"
+      ? builds?.of(experimentId, evalId, ordinal)
+      : undefined;
+    if (build !== undefined) {
+      if (!listed.has(build)) entries.push(build);
+      listed.add(build);
+      continue;
+    }
+    const error = row.result?.error;
+    const head = `error ${
+      error ? errorText(error) : `${row.reason ?? "errored"}: ${oneLine(row.message ?? "")}`
+    }`;
+    let group = byError.get(head);
+    if (!group) {
+      byError.set(head, group = { head, reason: null, rows: [] });
+      entries.push(group);
+    }
+    group.rows.push(row);
+  }
+  return entries;
+}
+
+/**
+ * The first `limit` rows of a group as `  ✗ @<locator>  <experimentId>  <evalId>#<o>`, marked
+ * `  (reused from @<locator>)` when reused, then `… <n> more`.
+ */
+function exampleLines(rows: readonly SlotReport[], limit: number): string[] {
+  const lines = rows.slice(0, limit).map((row) => {
+    const { experimentId, evalId, ordinal } = row.slot;
+    const reused = row.state === "carried" ? `  (reused from ${row.locator})` : "";
+    const locator = row.locator ? `${row.locator}  ` : "";
+    return `  ✗ ${locator}${experimentId}  ${evalId}#${ordinal}${reused}`;
+  });
+  if (rows.length > limit) lines.push(`  … ${rows.length - limit} more`);
+  return lines;
+}
+
+/** Flags the NEXT lines repeat, as argv words (unquoted). */
+interface NextFlags {
+  /** Appended to `niceeval show` lines: `--record <root>` when the run used one. */
+  readonly show: readonly string[];
+  /** Appended to `niceeval exp` lines: `--record`, `--attempts` and selection flags as given. */
+  readonly exp: readonly string[];
+}
+
+/** The `niceeval show` and `niceeval exp <positionals>` prefixes of NEXT, shell-quoted. */
+function nextCommands(
+  positionals: readonly string[],
+  flags: NextFlags | undefined,
+): { show: string; exp: string } {
+  return {
+    show: ["niceeval", "show", ...(flags?.show ?? [])].map(shellWord).join(" "),
+    exp: ["niceeval", "exp", ...positionals, ...(flags?.exp ?? [])].map(shellWord).join(" "),
+  };
+}
+
+/** NEXT (OUT-H15), every line carrying the run's `--record` (and `exp` lines its `--attempts`). */
 function nextPanel(
   summary: RunSummary,
   runIds: readonly string[],
-  positionals: readonly string[],
+  commands: { show: string; exp: string },
 ): BoxPanel {
+  const { show, exp } = commands;
   const body: string[] = [];
-  if (runIds.length === 1) body.push(`niceeval show --run ${runIds[0]}`);
+  if (runIds.length === 1) body.push(`${show} --run ${runIds[0]}`);
   else {
-    body.push("niceeval show");
-    for (const id of runIds.slice(0, 3)) body.push(`niceeval show --run ${id}`);
+    body.push(show);
+    for (const id of runIds.slice(0, 3)) body.push(`${show} --run ${id}`);
   }
-  const exp = ["niceeval exp", ...positionals].join(" ");
   if (summary.counts.failed > 0 || summary.counts.errored > 0) body.push(`${exp} --rerun`);
   if (summary.rows.some((r) => r.reason === "budget-exhausted")) {
     body.push(`${exp} --budget <usd>`);
@@ -311,17 +511,39 @@ function nextPanel(
   return { title: "NEXT", note: null, body };
 }
 
+/** Characters a shell word may hold unquoted. */
+const SHELL_SAFE_REGEXP = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/** `word` as one POSIX shell word: bare when safe, else single-quoted. */
+function shellWord(word: string): string {
+  return SHELL_SAFE_REGEXP.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Echoed agent text (a received value) is cut to this many characters; nothing else is. */
+const ECHO_LIMIT = 300;
+
+/** `<code>: <message>[ at <file:line:col>]` of an error, whole, on one line. */
+function errorText(error: NonNullable<AttemptResult["error"]>): string {
+  return `${error.code}: ${oneLine(error.message)}${atLocation(error)}`;
+}
+
 /** ` at <file:line:col>` of an error thrown by user code, else "". */
 function atLocation(error: { readonly location?: string | null }): string {
   return error.location ? ` at ${oneLine(error.location)}` : "";
 }
 
-/** A JSON value as shown in human output: strings bare, everything else as JSON. */
+/** A JSON value as shown in human output: strings bare, everything else as JSON; never cut. */
 function showValue(value: JsonValue): string {
   return typeof value === "string" ? oneLine(value) : JSON.stringify(value);
 }
 
+/** `text` on one line: line breaks and the space around them become one space; never cut. */
 function oneLine(text: string): string {
-  const flat = text.replace(/\s*\n\s*/g, " ").trim();
-  return flat.length > 300 ? flat.slice(0, 299) + "…" : flat;
+  return text.replace(/\s*\n\s*/g, " ").trim();
+}
+
+/** Echoed agent text, cut to {@link ECHO_LIMIT} characters with `…`. */
+function echoed(text: string): string {
+  const chars = [...text];
+  return chars.length > ECHO_LIMIT ? chars.slice(0, ECHO_LIMIT - 1).join("") + "…" : text;
 }

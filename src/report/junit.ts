@@ -1,7 +1,7 @@
 /** JUnit XML (cli.md §8): one testsuite per Run, one testcase per planned slot. */
-import { isoTime, type Redactor } from "../_shared/mod.ts";
+import { formatScore, isoTime, type Redactor } from "../_shared/mod.ts";
 import type { Plan } from "../plan/mod.ts";
-import { assertionShape, firstFailure } from "./human.ts";
+import { assertionShape, firstFailure, scoreFailureText } from "./human.ts";
 import type { RunSummary, SlotReport } from "./summary.ts";
 
 /** What a testsuite needs besides its rows. */
@@ -74,19 +74,25 @@ function testcase(row: SlotReport, tally: Tally, { attr, message, text }: Escape
   }" classname="${attr(s.experimentId)}" time="${seconds(row.durationMs ?? 0)}"`;
   const children: string[] = [];
   const out: string[] = [];
-  if (row.verdict === "scored") out.push(`score ${row.score ?? 0}`);
+  // A score below its passAt is a failure; its score is still shown (docs/scores.md).
+  const scored = row.verdict === "scored" || (row.verdict === "failed" && s.kind === "score");
+  if (scored) out.push(junitScore(row));
   if (row.state === "carried") out.push(`carried from ${row.locator} (run ${row.originRunId})`);
   if (row.verdict === "failed") {
     tally.failures++;
     const failing = row.result?.details.assertions.filter((a) => a.status === "failed") ?? [];
     const first = row.result ? firstFailure(row.result) : undefined;
+    const scoreWhy = s.kind === "score"
+      ? scoreFailureText(row.score, row.possible, row.passAt)
+      : null;
     const body = [
+      ...(scoreWhy === null ? [] : [scoreWhy]),
       ...failing.map((a) => assertionShape(a)),
       ...(row.locator ? [`locator: ${row.locator}`, `details: niceeval show ${row.locator}`] : []),
     ];
     children.push(
-      `      <failure type="assertion" message="${
-        message(first ? assertionShape(first, false) : "failed")
+      `      <failure type="${scoreWhy === null ? "assertion" : "score"}" message="${
+        message(scoreWhy ?? (first ? assertionShape(first, false) : "a gating assertion failed"))
       }">${text(body.join("\n"))}</failure>\n`,
     );
   } else if (row.verdict === "errored") {
@@ -121,6 +127,14 @@ function testcase(row: SlotReport, tally: Tally, { attr, message, text }: Escape
   }
   if (out.length > 0) children.push(`      <system-out>${text(out.join("\n"))}</system-out>\n`);
   return children.length === 0 ? `${open}/>\n` : `${open}>\n${children.join("")}    </testcase>\n`;
+}
+
+/** `score <n>`, with `/<possible> (<p>%)` when the possible score is known (docs/scores.md). */
+function junitScore(row: SlotReport): string {
+  const earned = row.score ?? 0;
+  if (row.possible === null) return `score ${earned}`;
+  const pct = row.possible > 0 ? ` (${Math.floor((earned / row.possible) * 100)}%)` : "";
+  return `score ${earned}/${formatScore(row.possible)}${pct}`;
 }
 
 function counters(t: Tally): string {

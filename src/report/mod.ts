@@ -3,7 +3,7 @@
  * Owns finished-run reporting: the shared result model (rows, counts, headline, exit code), plain
  * human output, the NDJSON stream and JUnit XML. It renders; it never schedules or writes the Record.
  */
-export { exitCodeOf, reportedResult, summarize } from "./summary.ts";
+export { exitCodeOf, reportedResult, summarize, withCarriedResults } from "./summary.ts";
 export type { RunSummary } from "./summary.ts";
 export { attemptLines, endLines, planLines } from "./human.ts";
 export { NdjsonReporter } from "./ndjson.ts";

@@ -1,6 +1,6 @@
 /** `exp --json`: the NDJSON event stream (cli.md §6). Absent values are `null`, never omitted. */
 import { isoTime } from "../_shared/mod.ts";
-import type { AttemptResult, RunEvent } from "../_shared/mod.ts";
+import type { AttemptResult, RunEvent, Usage } from "../_shared/mod.ts";
 import type { Plan } from "../plan/mod.ts";
 import { locatorOf } from "../record/mod.ts";
 import { evalGroups, evalLine, type NdjsonLine } from "./_eval_line.ts";
@@ -207,10 +207,13 @@ export class NdjsonReporter {
       outcome: r.outcome,
       verdict: r.verdict,
       score: r.score,
+      // Score evals (docs/scores.md): the possible score and the pass threshold, else null.
+      possible: r.possible ?? null,
+      passAt: r.passAt ?? null,
       skipReason: r.skipReason,
       errorCode: r.error?.code ?? null,
       errorLocation: r.error?.location ?? null,
-      usage: r.usage,
+      usage: usageLine(r.usage),
       estimatedCostUSD: r.estimatedCostUSD,
     });
     if (r.verdict === "failed") {
@@ -262,6 +265,22 @@ export class NdjsonReporter {
         unstarted: e.data?.unstarted ?? null,
       });
     }
+    if (e.level === "error") {
+      // An `error` line has the fields of OUT-J2 whatever raised it (a halt has no Attempt).
+      const data = e.data ?? {};
+      return this.#emit({
+        type: "error",
+        at,
+        experimentId: e.experimentId,
+        evalId: e.evalId,
+        ordinal: typeof data.ordinal === "number" ? data.ordinal : null,
+        locator: typeof data.locator === "string" ? data.locator : null,
+        code: e.code,
+        phase: typeof data.phase === "string" ? data.phase : null,
+        message: e.message,
+        data: e.data,
+      });
+    }
     this.#emit({
       type: e.level === "info" ? "notice" : e.level,
       at,
@@ -306,4 +325,27 @@ export class NdjsonReporter {
   reporterError(reporter: string, required: boolean, message: string): void {
     this.#emit({ type: "reporter_error", at: isoTime(this.#now()), reporter, required, message });
   }
+}
+
+/** Keys of `attempt_end.usage`, each present (null when the agent did not report it, OUT-J1). */
+const USAGE_KEYS = [
+  "inputTokens",
+  "outputTokens",
+  "cacheReadTokens",
+  "cacheCreationTokens",
+  "reasoningTokens",
+  "requests",
+  "costUSD",
+] as const satisfies readonly (keyof Usage)[];
+
+/**
+ * `attempt_end.usage`: null without usage, else every key of {@link USAGE_KEYS}, absent ones
+ * null (OUT-J1); other keys an agent reported are kept.
+ */
+function usageLine(usage: Usage | null): Record<string, unknown> | null {
+  if (usage === null) return null;
+  const line: Record<string, unknown> = {};
+  for (const key of USAGE_KEYS) line[key] = null;
+  for (const [key, value] of Object.entries(usage)) line[key] = value ?? null;
+  return line;
 }

@@ -8,7 +8,7 @@
 import { plural, type RunEvent } from "../_shared/mod.ts";
 import type { Plan } from "../plan/mod.ts";
 import { locatorOf } from "../record/mod.ts";
-import { paintMarker } from "./box.ts";
+import { paintMarker, wrapWidth } from "./box.ts";
 import { type BuildFailureGroup, BuildFailureGroups } from "./build_failures.ts";
 import { attemptLines, hasAttemptLines } from "./human.ts";
 
@@ -20,6 +20,8 @@ interface PermanentLinesOptions {
   readonly color?: boolean;
   /** Print a line per ramp change (plain mode; the live panel has its ramp line, OUT-5). */
   readonly rampLines?: boolean;
+  /** Break lines at spaces to this width (stdout is a narrow terminal, issue 18 item 5). */
+  readonly wrapWidth?: number;
 }
 
 /** Turns run events into permanent output lines, passed one by one to `write`. */
@@ -28,6 +30,7 @@ export class PermanentLines {
   readonly #plan: Plan;
   readonly #color: boolean;
   readonly #rampLines: boolean;
+  readonly #wrapWidth: number | undefined;
   #failures = 0;
   readonly #seen = new Set<string>();
   readonly #started = new Map<string, number>();
@@ -39,6 +42,7 @@ export class PermanentLines {
     this.#write = write;
     this.#color = options.color ?? false;
     this.#rampLines = options.rampLines ?? false;
+    this.#wrapWidth = options.wrapWidth;
   }
 
   /** Handles one event. */
@@ -84,7 +88,8 @@ export class PermanentLines {
   #diagnostic(e: Extract<RunEvent, { type: "diagnostic" }>): void {
     // Halt messages already read `experiment halted: …` / `eval halted · <evalId>: …`.
     if (e.code === "dispatch-halted") {
-      this.#out(`✗ ${e.message}`);
+      this.#out(`✗ ${e.message}${unstartedOf(e)}`);
+      this.#hint(e);
       return;
     }
     const build = this.buildFailures.add(e.experimentId ?? "", e);
@@ -99,9 +104,20 @@ export class PermanentLines {
     else if (e.level === "warning") this.#out(`! ${e.message}`);
     else {
       const errored = e.data?.errored;
-      const count = typeof errored === "number" ? ` (${plural(errored, "attempt")} errored)` : "";
+      const count = typeof errored === "number"
+        ? ` (${plural(errored, "attempt")} errored)`
+        : e.code === "experiment-halted"
+        ? unstartedOf(e)
+        : "";
       this.#out(`✗ ${e.code} · ${e.experimentId ?? ""}: ${e.message}${count}`);
+      this.#hint(e);
     }
+  }
+
+  /** The `hint:` line under an error that carries one (halts, docs/bail.md). */
+  #hint(e: Extract<RunEvent, { type: "diagnostic" }>): void {
+    const hint = e.data?.hint;
+    if (typeof hint === "string" && hint !== "") this.#out(`    hint: ${hint}`);
   }
 
   /**
@@ -120,8 +136,15 @@ export class PermanentLines {
   }
 
   #out(line: string): void {
-    this.#write(paintMarker(line, this.#color));
+    const lines = this.#wrapWidth === undefined ? [line] : wrapWidth(line, this.#wrapWidth);
+    for (const part of lines) this.#write(paintMarker(part, this.#color));
   }
+}
+
+/** ` (<n> attempts not started)` of a halt that closed waiting slots (STOP-3), else "". */
+function unstartedOf(e: Extract<RunEvent, { type: "diagnostic" }>): string {
+  const n = e.data?.unstarted;
+  return typeof n === "number" && n > 0 ? ` (${plural(n, "attempt")} not started)` : "";
 }
 
 /**

@@ -38,6 +38,9 @@ interface ShowAttempt {
   readonly estimatedCostUSD: number | null;
   /** The stored `usage`; absent where the caller has none to give. */
   readonly usage?: ShowUsage | undefined;
+  /** Score evals: the possible score and the passAt it ran with (docs/scores.md). */
+  readonly possible?: number | null | undefined;
+  readonly passAt?: number | null | undefined;
 }
 
 /** The measure columns of an eval line: duration, tokens, cost. */
@@ -61,14 +64,20 @@ export function jsonRow(row: ShowRow): Record<string, unknown> {
     slotId: row.slotId,
     state: row.state,
     reason: row.reason,
-    attempt: row.attempt
-      ? {
-        ...row.attempt,
-        usage: row.attempt.usage ?? null,
-        locator: locatorOf(row.attempt.attemptId),
-        tokens: tokensOf(row.attempt.usage ?? null),
-      }
-      : null,
+    attempt: row.attempt ? jsonAttempt(row.attempt) : null,
+  };
+}
+
+/** The `attempt` of a JSON row; `possible` and `passAt` (docs/scores.md) come last. */
+function jsonAttempt(a: ShowAttempt): Record<string, unknown> {
+  const { possible, passAt, ...attempt } = a;
+  return {
+    ...attempt,
+    usage: a.usage ?? null,
+    locator: locatorOf(a.attemptId),
+    tokens: tokensOf(a.usage ?? null),
+    possible: possible ?? null,
+    passAt: passAt ?? null,
   };
 }
 
@@ -200,12 +209,37 @@ function experimentText(block: Block): string {
   return parts.join(" · ");
 }
 
+/**
+ * `score <mean>/<possible> (<p>%) · <c>/<N> complete` (docs/scores.md); a score below its passAt
+ * is failed but still scored; `score —` when nothing was scored (OUT-H13).
+ */
 function scoreText(rows: readonly ShowRow[]): string {
-  const scored = rows.filter((r) => r.attempt?.verdict === "scored");
-  const mean = scored.length > 0
-    ? scored.reduce((s, r) => s + (r.attempt?.score ?? 0), 0) / scored.length
-    : 0;
-  return `score ${formatScore(mean)} · ${scored.length}/${rows.length} complete`;
+  const scored = rows.flatMap((r) =>
+    r.attempt && (r.attempt.verdict === "scored" || r.attempt.verdict === "failed")
+      ? [r.attempt]
+      : []
+  );
+  const head = scored.length === 0 ? "score —" : `score ${scoreOf(scored)}`;
+  return `${head} · ${scored.length}/${rows.length} complete`;
+}
+
+/** `below passAt <p>` when the failed Attempts share one passAt, else `below passAt`. */
+function belowPassAt(rows: readonly ShowRow[]): string {
+  const thresholds = new Set(
+    rows.flatMap((r) => r.attempt?.verdict === "failed" ? [r.attempt.passAt ?? null] : []),
+  );
+  const only = thresholds.size === 1 ? [...thresholds][0] : null;
+  return only === null || only === undefined ? "below passAt" : `below passAt ${formatScore(only)}`;
+}
+
+/** `<mean>` or `<mean>/<mean possible> (<p>%)` of scored Attempts (at least one). */
+function scoreOf(scored: readonly ShowAttempt[]): string {
+  const earned = scored.reduce((s, a) => s + (a.score ?? 0), 0);
+  const mean = formatScore(earned / scored.length);
+  if (scored.some((a) => a.possible === null || a.possible === undefined)) return mean;
+  const possible = scored.reduce((s, a) => s + (a.possible ?? 0), 0);
+  const pct = possible > 0 ? ` (${Math.floor((earned / possible) * 100)}%)` : "";
+  return `${mean}/${formatScore(possible / scored.length)}${pct}`;
 }
 
 /**
@@ -272,12 +306,20 @@ function evalText(rows: readonly ShowRow[]): string {
     ? scoreText(rows)
     : `${count("passed")}/${rows.length} passed`;
   const tail: string[] = [];
-  if (rows[0]?.kind !== "score" && count("failed") > 0) tail.push(`${count("failed")} failed`);
+  if (count("failed") > 0) {
+    tail.push(
+      `${count("failed")} failed${rows[0]?.kind === "score" ? ` (${belowPassAt(rows)})` : ""}`,
+    );
+  }
   if (count("errored") > 0) tail.push(`${count("errored")} errored`);
   if (count("skipped") > 0) tail.push(`${count("skipped")} skipped`);
   if (count("interrupted") > 0) tail.push(`${count("interrupted")} interrupted`);
-  const none = rows.filter((r) => r.attempt === null).length;
-  if (none > 0) tail.push(`${none} no result`);
+  // OUT-H13's gap wording: `<u> not run (<reasons>)`, the reasons of the coverage section.
+  const none = rows.filter((r) => r.attempt === null);
+  if (none.length > 0) {
+    const reasons = new Set(none.map((r) => r.reason ?? "new"));
+    tail.push(`${none.length} not run (${[...reasons].join(", ")})`);
+  }
   return [head, ...tail].join(" · ");
 }
 
@@ -338,9 +380,10 @@ function resultText(r: ShowRow): string {
   if (r.state === "not-dispatched") return "not started";
   if (r.state === "interrupted") return "interrupted";
   if (!r.attempt) return "missing";
-  return r.attempt.verdict === "scored"
-    ? `scored ${formatScore(r.attempt.score ?? 0)}`
-    : r.attempt.verdict;
+  if (r.kind === "score" && (r.attempt.verdict === "scored" || r.attempt.verdict === "failed")) {
+    return `${r.attempt.verdict} ${scoreOf([r.attempt])}`;
+  }
+  return r.attempt.verdict;
 }
 
 function detailText(r: ShowRow): string {
@@ -376,6 +419,19 @@ export interface AttemptView {
   readonly turns: readonly Record<string, unknown>[];
   /** `events.json` `logs`: `t.log` lines and attributed `console.*` output, in order. */
   readonly logs?: readonly unknown[] | undefined;
+  /** Score evals: earned, possible and passAt (docs/scores.md); absent for pass evals. */
+  readonly score?: {
+    readonly earned: number | null;
+    readonly possible: number | null;
+    readonly passAt: number | null;
+  } | undefined;
+}
+
+/** `1/2 (50%) · passAt 1.5` of the attempt scope. */
+function scoreLine(score: NonNullable<AttemptView["score"]>): string {
+  const attempt = { score: score.earned, possible: score.possible } as ShowAttempt;
+  const passAt = score.passAt === null ? "" : ` · passAt ${formatScore(score.passAt)}`;
+  return `${scoreOf([attempt])}${passAt}`;
 }
 
 /** Attempt scope (CMD-14). */
@@ -395,6 +451,7 @@ export function attemptViewLines(v: AttemptView): string[] {
       }`,
     );
   }
+  if (v.score && v.score.earned !== null) lines.push(`  score       ${scoreLine(v.score)}`);
   if (v.error) lines.push(...errorLines(v.error));
   lines.push("Assertions");
   if (v.assertions.length === 0) lines.push("  (none)");
@@ -425,7 +482,10 @@ function logLines(log: unknown): string[] {
 
 /** The error line, then where user code threw it and its user frames, when known. */
 function errorLines(e: NonNullable<AttemptView["error"]>): string[] {
-  const lines = [`  error       ${e.code} (${e.phase}): ${e.message}`];
+  // A multi-line message keeps its lines, each further one indented under the first (issue 18.11).
+  const [first, ...more] = e.message.split(/\r?\n/);
+  const lines = [`  error       ${e.code} (${e.phase}): ${first}`.trimEnd()];
+  for (const line of more) lines.push(`${" ".repeat(14)}${line}`.trimEnd());
   if (e.location) lines.push(`  location    ${e.location}`);
   const frames = e.stack ? e.stack.split("\n") : [];
   frames.forEach((frame, i) => lines.push(`  ${i === 0 ? "stack" : ""}`.padEnd(14) + frame));
@@ -446,7 +506,10 @@ function turnLines(t: Record<string, unknown>): string[] {
           finished.get(e.operationId)?.status ?? "pending"
         }`,
       );
-    } else if (e.type === "error") lines.push(`    error: ${show(e.message)}`);
+    } else if (e.type === "error") {
+      // An error's message is never cut (issue 18.1), only put on one line.
+      lines.push(`    error: ${String(e.message ?? "").replace(/\s*\n\s*/g, " ")}`);
+    }
   }
   return lines;
 }

@@ -3,8 +3,8 @@
  * the headline (OUT-H11) and the exit code (EXIT-1).
  */
 import type { AttemptResult, AttemptVerdict, SlotOutcome } from "../_shared/mod.ts";
-import type { Plan, PlannedSlot } from "../plan/mod.ts";
-import { locatorOf } from "../record/mod.ts";
+import type { CarrySource, Plan, PlannedSlot } from "../plan/mod.ts";
+import { carriedResults, locatorOf } from "../record/mod.ts";
 
 /** Details of a retained result without failed assertions; shared, never changed. */
 const NO_DETAILS: AttemptResult["details"] = Object.freeze({
@@ -41,11 +41,18 @@ export interface SlotReport {
   readonly locator: string | null;
   /** The Run that executed the Attempt (this Run, or the carry origin). */
   readonly originRunId: string | null;
+  /**
+   * The result as reports read it: of an executed Attempt, and of a carried failed or errored one
+   * once {@link withCarriedResults} read it back; else null.
+   */
   readonly result: AttemptResult | null;
   /** Not-dispatched reason, or the error code of an undispatched error. */
   readonly reason: string | null;
   readonly message: string | null;
   readonly score: number | null;
+  /** Score evals: the possible score (`null` when unknown) and the passAt (docs/scores.md). */
+  readonly possible: number | null;
+  readonly passAt: number | null;
   readonly durationMs: number | null;
 }
 
@@ -122,7 +129,7 @@ export function summarize(
     else if (row.verdict !== null) counts[row.verdict]++;
     else if (row.reason === "early-exit") counts.notNeeded++;
     else if (row.reason !== null && GAP_REASONS.has(row.reason)) counts.unstarted++;
-    if (row.result) {
+    if (row.result && row.state === "executed") {
       newTokens += (row.result.usage?.inputTokens ?? 0) + (row.result.usage?.outputTokens ?? 0);
       if (row.result.estimatedCostUSD !== null) cost = (cost ?? 0) + row.result.estimatedCostUSD;
     }
@@ -140,6 +147,29 @@ export function summarize(
   };
 }
 
+/**
+ * The summary with the result of every carried failed or errored slot read back from its origin
+ * Run, so that FAILURES and JUnit explain it exactly as they explain a fresh one (cli.md OUT-H14,
+ * JUNIT-3). It reads those slots only, never a passed or scored one; call it only for outputs that
+ * show failures. A result that can no longer be read stays null.
+ */
+export async function withCarriedResults(summary: RunSummary): Promise<RunSummary> {
+  const sourceOf = (row: SlotReport): CarrySource | undefined =>
+    row.state === "carried" && (row.verdict === "failed" || row.verdict === "errored") &&
+      row.slot.carry.action === "carry"
+      ? row.slot.carry.source
+      : undefined;
+  const sources = summary.rows.flatMap((row) => sourceOf(row) ?? []);
+  if (sources.length === 0) return summary;
+  const loaded = await carriedResults(sources);
+  const rows = summary.rows.map((row) => {
+    const source = sourceOf(row);
+    const result = source ? loaded.get(source) : undefined;
+    return result ? { ...row, result, message: result.error?.message ?? row.message } : row;
+  });
+  return { ...summary, rows };
+}
+
 function rowOf(slot: PlannedSlot, outcome: SlotOutcome, runId: string): SlotReport {
   switch (outcome.kind) {
     case "executed": {
@@ -155,6 +185,8 @@ function rowOf(slot: PlannedSlot, outcome: SlotOutcome, runId: string): SlotRepo
         reason: r.error?.code ?? r.skipReason,
         message: r.error?.message ?? null,
         score: r.score,
+        possible: r.possible ?? null,
+        passAt: r.passAt ?? null,
         durationMs: r.endedAt - r.startedAt,
       };
     }
@@ -166,6 +198,8 @@ function rowOf(slot: PlannedSlot, outcome: SlotOutcome, runId: string): SlotRepo
         locator: source ? locatorOf(source.attemptId) : null,
         originRunId: source?.originRunId ?? null,
         score: source?.score ?? null,
+        possible: source?.possible ?? null,
+        passAt: source?.passAt ?? null,
         durationMs: source?.durationMs ?? null,
       };
     }
@@ -197,6 +231,8 @@ function unexecuted(
     reason: null,
     message: null,
     score: null,
+    possible: null,
+    passAt: null,
     durationMs: null,
   };
 }

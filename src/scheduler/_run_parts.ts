@@ -74,6 +74,10 @@ export function createRunParts(
     emit,
     stopAll,
     groups: physical.groups,
+    rules: {
+      ...(options.bailAfter !== undefined ? { bailAfter: options.bailAfter } : {}),
+      ...(options.blocked ? { blocked: options.blocked } : {}),
+    },
   });
   const ramp: RampController | null = options.ramp
     ? createRamp(options, emit, (): Admission => admission, waiters)

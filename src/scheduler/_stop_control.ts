@@ -15,7 +15,13 @@ import type { WaiterIndex } from "./_waiters.ts";
 import { buildFailureDiagnostic } from "./builds.ts";
 import { groupDiagnostic, type GroupLanes } from "./group_lanes.ts";
 import { type ExperimentLifecycle, SetupFailedError } from "./lifecycle.ts";
-import { type StopDiagnostic, type StopReason, StopRules, type StopScope } from "./stops.ts";
+import {
+  type StopDiagnostic,
+  type StopOptions,
+  type StopReason,
+  StopRules,
+  type StopScope,
+} from "./stops.ts";
 
 /** What {@link StopControl} reads and ends. */
 export interface StopControlDeps {
@@ -28,6 +34,8 @@ export interface StopControlDeps {
   readonly groups: GroupLanes;
   /** Aborted on interrupt and on internal errors: hooks and probes see it. */
   readonly stopAll: AbortController;
+  /** The circuit breaker and the experiments blocked before any Attempt (RunPlanOptions). */
+  readonly rules?: StopOptions;
 }
 
 /** The stop state of one run and the waits and Attempts a stop ends. */
@@ -39,7 +47,7 @@ export class StopControl {
   constructor(plan: Plan, deps: StopControlDeps) {
     this.#plan = plan;
     this.#d = deps;
-    this.#rules = new StopRules(plan);
+    this.#rules = new StopRules(plan, deps.rules);
     this.#rules.onDiagnostic = (d) => this.#emitStopDiagnostic(d);
   }
 

@@ -42,29 +42,45 @@ export const PROVIDER_DEFAULTS: Readonly<Record<string, ProviderDefaults>> = {
   local: { name: "local", defaultConcurrency: 1, exclusive: true },
 };
 
+/** The "none" row of CAP-2: what a direct-agent pair counts as. */
+const DIRECT_DEFAULTS: ProviderDefaults = {
+  name: "none",
+  defaultConcurrency: DIRECT_DEFAULT_CAP,
+  exclusive: false,
+};
+
+/** One counted pair's row for CAP-3: a provider, or null for a direct agent. */
+type CountedRow = ProviderDefaults | null;
+
 /**
- * Resolves G: flag, else config, else the minimum provider default over `providers` (in slot
- * order; ties go to the first), else 10 for direct agents only.
+ * Resolves G: flag, else config, else the minimum default over the counted rows (in slot order;
+ * ties go to the first), else 10 for direct agents only. Exclusive providers count only when every
+ * row is one (they are serialized by their lane anyway); direct agents count as the "none" row.
  */
 function resolveGlobalCap(input: {
   readonly flag?: number;
   readonly config?: number;
-  /** Providers of pairs with runnable slots (or of all pairs when nothing runs), in slot order. */
-  readonly providers: readonly ProviderDefaults[];
+  /** Rows of pairs with runnable slots (or of all pairs when nothing runs), in slot order. */
+  readonly rows: readonly CountedRow[];
 }): ResolvedCap {
   if (input.flag !== undefined) return { cap: input.flag, source: "flag", provider: null };
   if (input.config !== undefined) return { cap: input.config, source: "config", provider: null };
+  const allExclusive = input.rows.every((row) => row !== null && row.exclusive);
   let best: ProviderDefaults | undefined;
-  for (const p of input.providers) {
-    const n = p.exclusive ? 1 : p.defaultConcurrency;
-    if (best === undefined || n < (best.exclusive ? 1 : best.defaultConcurrency)) best = p;
+  for (const row of input.rows) {
+    if (row !== null && row.exclusive && !allExclusive) continue;
+    const p = row ?? DIRECT_DEFAULTS;
+    if (best === undefined || capOfRow(p) < capOfRow(best)) best = p;
   }
-  if (best === undefined) return { cap: DIRECT_DEFAULT_CAP, source: "default", provider: null };
-  return {
-    cap: best.exclusive ? 1 : best.defaultConcurrency,
-    source: "provider-default",
-    provider: best.name,
-  };
+  if (best === undefined || best === DIRECT_DEFAULTS) {
+    return { cap: DIRECT_DEFAULT_CAP, source: "default", provider: null };
+  }
+  return { cap: capOfRow(best), source: "provider-default", provider: best.name };
+}
+
+/** A row's default: an exclusive provider always gives 1 (CAP-2). */
+function capOfRow(p: ProviderDefaults): number {
+  return p.exclusive ? 1 : p.defaultConcurrency;
 }
 
 /** The PLAN annotation of a cap source (OUT-1). */
@@ -103,27 +119,24 @@ function builtinLookup(name: string): ProviderDefaults | undefined {
 }
 
 /**
- * The providers that count for CAP-3, in slot order (first reached first): those of experiments
- * with at least one runnable slot, or of every selected experiment when nothing is runnable.
- * Direct agents (no provider) never count. Unknown names get the custom default.
+ * The rows that count for CAP-3, in slot order (first reached first), one per provider and one
+ * (null) for direct agents: those of experiments with at least one runnable slot, or of every
+ * selected experiment when nothing is runnable. Unknown names get the custom default.
  */
-function planProviders(
-  plan: Plan,
-  lookup: ProviderLookup = builtinLookup,
-): ProviderDefaults[] {
+function planRows(plan: Plan, lookup: ProviderLookup = builtinLookup): CountedRow[] {
   const anyRunnable = plan.experiments.some((e) => e.runnable > 0);
-  const seen = new Map<string, ProviderDefaults>();
+  const seen = new Map<string | null, CountedRow>();
   for (const slot of plan.slots) {
     const experiment = plan.experiments[slot.experimentIndex]!;
     const name = experiment.provider;
-    if (name === null || seen.has(name) || (anyRunnable && experiment.runnable === 0)) continue;
-    seen.set(name, lookup(name) ?? customProviderDefaults({ name }));
+    if (seen.has(name) || (anyRunnable && experiment.runnable === 0)) continue;
+    seen.set(name, name === null ? null : lookup(name) ?? customProviderDefaults({ name }));
   }
   return [...seen.values()];
 }
 
 /**
- * Resolves a plan's cap: the flag, else the config, else the minimum default of its providers
+ * Resolves a plan's cap: the flag, else the config, else the minimum default of its counted rows
  * (CAP-1 … CAP-3).
  */
 export function resolvePlanCap(
@@ -133,7 +146,7 @@ export function resolvePlanCap(
   return resolveGlobalCap({
     ...(options.flag !== undefined ? { flag: options.flag } : {}),
     ...(options.config !== undefined ? { config: options.config } : {}),
-    providers: planProviders(plan, options.lookup),
+    rows: planRows(plan, options.lookup),
   });
 }
 

@@ -42,3 +42,8 @@ export const RAMP_PROBE_AFTER_WINDOWS = 3;
 export const RAMP_SATURATION_FRACTION = 0.9;
 /** Least number of `network` retries that make a retry surge (RAMP-5: max(3, ceil(cap / 4))). */
 export const RAMP_SURGE_MIN = 3;
+/**
+ * Settled Attempts of an experiment that, when all errored the same way, halt it as a systematic
+ * error (the circuit breaker, docs/bail.md); `--no-bail` turns it off.
+ */
+export const BAIL_AFTER = 5;

@@ -4,7 +4,8 @@
  */
 import type { AttemptResult, NotDispatchedReason } from "../_shared/mod.ts";
 import type { Plan, PlannedSlot } from "../plan/mod.ts";
-import { BUDGET_UNENFORCEABLE_AFTER, FAIL_FAST_STREAK } from "./constants.ts";
+import { CircuitBreaker } from "./_bail.ts";
+import { BAIL_AFTER, BUDGET_UNENFORCEABLE_AFTER, FAIL_FAST_STREAK } from "./constants.ts";
 
 /** A diagnostic a stop rule wants reported (once). */
 export interface StopDiagnostic {
@@ -14,6 +15,24 @@ export interface StopDiagnostic {
   readonly experimentId: string;
   readonly evalId: string | null;
   readonly data: Record<string, string | number | null>;
+}
+
+/** Why an experiment must not start any Attempt (an agent precondition failed). */
+export interface ExperimentBlock {
+  readonly message: string;
+  /** How to fix it, or null. */
+  readonly hint: string | null;
+}
+
+/** Settings of the stop rules beyond the plan. */
+export interface StopOptions {
+  /**
+   * Settled Attempts of an experiment that, all errored the same way, halt it (the circuit
+   * breaker, docs/bail.md). Default BAIL_AFTER; 0 turns it off (`--no-bail`).
+   */
+  readonly bailAfter?: number;
+  /** Experiments halted before any of their Attempts starts, by experiment id, with why. */
+  readonly blocked?: ReadonlyMap<string, ExperimentBlock>;
 }
 
 /** Why a slot must not start, or `setup-failed` when its experiment's setup failed. */
@@ -44,11 +63,18 @@ export class StopRules {
   readonly #noEstimate = new Map<string, number>();
   readonly #setupFailed = new Set<string>();
   readonly #reported = new Set<string>();
+  readonly #breaker: CircuitBreaker;
+  readonly #bailAfter: number;
+  readonly #blocked: ReadonlyMap<string, ExperimentBlock>;
   /** Called when a rule first fires; `unstarted` is filled in by the caller. */
   onDiagnostic: (d: StopDiagnostic) => void = () => {};
 
-  constructor(plan: Plan) {
+  constructor(plan: Plan, options: StopOptions = {}) {
     this.#plan = plan;
+    this.#bailAfter = options.bailAfter ?? BAIL_AFTER;
+    this.#breaker = new CircuitBreaker(this.#bailAfter);
+    this.#blocked = options.blocked ?? new Map();
+    for (const id of this.#blocked.keys()) this.#haltedExperiments.add(id);
     for (const slot of plan.slots) {
       if (
         slot.carry.action === "carry" && slot.carry.source.verdict === "passed" &&
@@ -63,7 +89,10 @@ export class StopRules {
   check(slot: PlannedSlot): StopReason | null {
     const experiment = this.#plan.experiments[slot.experimentIndex]!;
     if (this.#setupFailed.has(slot.experimentId)) return "setup-failed";
-    if (this.#haltedExperiments.has(slot.experimentId)) return "halted";
+    if (this.#haltedExperiments.has(slot.experimentId)) {
+      this.#reportBlocked(slot.experimentId);
+      return "halted";
+    }
     // The (experiment, eval) key is built only when some per-eval rule has state.
     if (this.#haltedEvals.size > 0 || this.#failFast.size > 0 || this.#passedKeys.size > 0) {
       const key = keyOf(slot.experimentId, slot.evalId);
@@ -117,6 +146,7 @@ export class StopRules {
     const halted = this.#halt(slot, result);
     if (halted === "experiment") scopes.push({ ...evalScope, evalId: null });
     if (halted === "eval") scopes.push(evalScope);
+    if (this.#bail(slot, result)) scopes.push({ ...evalScope, evalId: null });
     if (this.#streak(slot, key, result)) scopes.push(evalScope);
     return scopes;
   }
@@ -186,6 +216,49 @@ export class StopRules {
       return "eval";
     }
     return null;
+  }
+
+  /**
+   * Reports a blocked experiment's halt once, at the first check of one of its slots: while that
+   * slot still waits, so `unstarted` counts every slot of the experiment.
+   */
+  #reportBlocked(experimentId: string): void {
+    const block = this.#blocked.get(experimentId);
+    if (!block) return;
+    this.#once(`halt:${experimentId}`, {
+      level: "error",
+      code: "dispatch-halted",
+      message: `experiment halted · ${experimentId}: ${block.message}`,
+      experimentId,
+      evalId: null,
+      data: { scope: "experiment", reason: "precondition", hint: block.hint },
+    });
+  }
+
+  /** Folds a settle into the circuit breaker; true when it halted the experiment now. */
+  #bail(slot: PlannedSlot, result: AttemptResult): boolean {
+    const error = this.#breaker.settled(slot.experimentId, result);
+    if (error === null || this.#haltedExperiments.has(slot.experimentId)) return false;
+    // An experiment of at most `bailAfter` Attempts has nothing left to stop.
+    if (this.#plan.experiments[slot.experimentIndex]!.runnable <= this.#bailAfter) return false;
+    this.#haltedExperiments.add(slot.experimentId);
+    const settled = this.#bailAfter;
+    this.#once(`halt:${slot.experimentId}`, {
+      level: "error",
+      code: "experiment-halted",
+      message:
+        `systematic error: the first ${settled} attempts all errored with ${error.code}: ${error.message}`,
+      experimentId: slot.experimentId,
+      evalId: null,
+      data: {
+        errorCode: error.code,
+        errorScope: error.scope,
+        errorMessage: error.message,
+        settled,
+        hint: "fix the cause and run again; --no-bail runs every attempt anyway",
+      },
+    });
+    return true;
   }
 
   /** Counts same-code errored settlements of a key (STOP-4); true when fail-fast fired now. */

@@ -8,6 +8,7 @@ import type { GateSnapshot } from "./gate.ts";
 import type { JudgePrecheck, JudgePrecheckState } from "./judge.ts";
 import type { PhysicalOptions } from "./physical.ts";
 import type { RampControlRead, RampSettings, RampStatus } from "./ramp.ts";
+import type { ExperimentBlock } from "./stops.ts";
 
 /** Options of `runPlan`. */
 export interface RunPlanOptions {
@@ -57,6 +58,17 @@ export interface RunPlanOptions {
    * the whole result was emitted; default: all of it. A long run keeps one per slot in memory.
    */
   readonly retain?: (result: AttemptResult) => AttemptResult;
+  /**
+   * The circuit breaker (docs/bail.md): an experiment whose first `bailAfter` settled Attempts all
+   * errored the same way stops dispatching (`experiment-halted`). Default BAIL_AFTER; 0 turns it
+   * off (`--no-bail`).
+   */
+  readonly bailAfter?: number;
+  /**
+   * Experiments that must start no Attempt, by id, with why (a failed agent precondition): their
+   * slots settle skipped `halted` with one `dispatch-halted` error each (STOP-3).
+   */
+  readonly blocked?: ReadonlyMap<string, ExperimentBlock>;
 }
 
 /** An adaptive ramp of the global cap and its links to the project's ramp files. */

@@ -372,9 +372,31 @@ Deno.test("score eval: t.score and .score(points) earn points and the outcome is
   assert.equal(result.kind, "score");
   assert.equal(result.verdict, "scored");
   assert.equal(result.outcome, "completed");
-  assert.deepEqual(result.scoreResult, { state: "complete", earned: 6.5 });
+  // A t.score without maxPoints leaves the possible score unknown (docs/scores.md).
+  assert.deepEqual(result.scoreResult, { state: "complete", earned: 6.5, possible: null });
+  assert.equal(result.possible, null);
+  assert.equal(result.passAt, null);
   assert.equal(result.score, 6.5);
   assert.deepEqual(diagnosticCodes(result), []);
+});
+
+Deno.test("issue 18.7: maxPoints is the possible score and a score below passAt is failed", async () => {
+  const result = await runEval(defineScoreEval({
+    maxPoints: 4,
+    passAt: 3,
+    test(t) {
+      t.score(1);
+      t.score(1);
+    },
+  }));
+  assert.equal(result.verdict, "failed");
+  assert.equal(result.outcome, "completed");
+  assert.deepEqual(result.scoreResult, { state: "complete", earned: 2, possible: 4 });
+  assert.deepEqual([result.score, result.possible, result.passAt], [2, 4, 3]);
+  const met = await runEval(
+    defineScoreEval({ maxPoints: 4, passAt: 2, test: (t) => void t.score(2) }),
+  );
+  assert.equal(met.verdict, "scored");
 });
 
 Deno.test("score eval: an unavailable contribution makes the score partial", async () => {
@@ -393,6 +415,7 @@ Deno.test("score eval: an unavailable contribution makes the score partial", asy
     state: "partial",
     earned: 1,
     reasons: ["source-unavailable"],
+    possible: 6,
   });
   assert.equal(result.score, 1);
 });

@@ -89,7 +89,7 @@ Deno.test("expOptions() rejects bad numbers naming flag and value (ERR-7)", () =
   );
   assert.equal(
     usage(() => options("--timeout=0")).message,
-    '--timeout requires an integer ≥ 1, got "0"',
+    '--timeout requires a duration ≥ 1ms, got "0"',
   );
   assert.equal(
     usage(() => options("--budget=-2")).message,
@@ -104,7 +104,7 @@ Deno.test("expOptions() rejects numbers above the limits of docs/limits.md", () 
       ["--max-concurrency", "100000000"],
       '--max-concurrency requires an integer ≤ 1000, got "100000000"',
     ],
-    [["--timeout", "2147483648"], '--timeout requires an integer ≤ 2147483647, got "2147483648"'],
+    [["--timeout", "2147483648"], '--timeout requires a duration ≤ 2147483647ms, got "2147483648"'],
     [["--budget", "1e20"], '--budget requires a decimal ≥ 0, got "1e20"'],
     [["--budget", "1000000.01"], '--budget requires a decimal ≤ 1000000, got "1000000.01"'],
   ];
@@ -130,4 +130,49 @@ Deno.test("expOptions() rejects empty --junit, --record and --tag values", () =>
   assert.equal(usage(() => options("--junit=")).message, "--junit requires a file path");
   assert.equal(usage(() => options("--record=")).message, "--record requires a directory path");
   assert.equal(usage(() => options("--tag=")).message, "--tag requires a non-empty tag");
+});
+
+Deno.test("issue 18.8: --timeout takes ms, s and m; a plain number is ms", () => {
+  const cases: [string, number][] = [
+    ["5000", 5000],
+    ["500ms", 500],
+    ["5s", 5000],
+    ["2m", 120_000],
+    ["1ms", 1],
+    ["2147483s", 2_147_483_000],
+    ["35791m", 2_147_460_000],
+  ];
+  for (const [value, ms] of cases) assert.equal(options("--timeout", value).timeoutMs, ms, value);
+  const bad: [string, string][] = [
+    [
+      "5x",
+      '--timeout requires a duration: a whole number with ms, s or m (plain numbers are ms), got "5x"',
+    ],
+    [
+      "1.5s",
+      '--timeout requires a duration: a whole number with ms, s or m (plain numbers are ms), got "1.5s"',
+    ],
+    [
+      "5 s",
+      '--timeout requires a duration: a whole number with ms, s or m (plain numbers are ms), got "5 s"',
+    ],
+    [
+      "5S",
+      '--timeout requires a duration: a whole number with ms, s or m (plain numbers are ms), got "5S"',
+    ],
+    ["0s", '--timeout requires a duration ≥ 1ms, got "0s"'],
+    ["35792m", '--timeout requires a duration ≤ 2147483647ms, got "35792m"'],
+  ];
+  for (const [value, message] of bad) {
+    const error = usage(() => options(`--timeout=${value}`));
+    assert.equal(error.message, message, value);
+  }
+  assert.equal(
+    usage(() => options("--timeout", "2147484s")).hint,
+    "pass at most 2147483647ms, 2147483s or 35791m (limits: docs/limits.md)",
+  );
+  assert.equal(
+    usage(() => options("--timeout", "s")).hint,
+    "pass for example --timeout 30s, --timeout 2m or --timeout 5000",
+  );
 });

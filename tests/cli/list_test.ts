@@ -13,9 +13,10 @@ const LIST = [
 ].join("\n");
 
 const EXP_LIST = [
-  "checks/fail\t—\tdet-fail\t—\tdirect\tattempts=1\tevals=1",
-  "checks/score\t—\tdet-score\t—\tdirect\tattempts=1\tevals=1",
-  "local\tdeterministic baseline\tdet\tdet-v1\tdirect\tattempts=1\tevals=4",
+  "EXPERIMENT    AGENT      MODEL   PROVIDER  ATTEMPTS  EVALS  DESCRIPTION",
+  "checks/fail   det-fail   —       direct           1      1  —",
+  "checks/score  det-score  —       direct           1      1  —",
+  "local         det        det-v1  direct           1      4  deterministic baseline",
   "",
 ].join("\n");
 
@@ -109,7 +110,7 @@ Deno.test("runList() reports a broken experiment file too (authoring.md rule 1.2
   assert.match(r.stderr, /^error: experiments\/broken\.ts: .*\[discovery\.invalid-export\]\n/);
 });
 
-Deno.test("runExpList() prints the tab-separated lines of cli.md §11 (CMD-7)", async () => {
+Deno.test("issue 18.8: runExpList() prints aligned columns under a header (CMD-7)", async () => {
   await using p = await localProject(KEYLESS);
   const r = await p.run(["exp", "list"]);
   assert.equal(r.code, 0);
@@ -121,15 +122,19 @@ Deno.test("runExpList() selects experiments and counts evals after --tag (CMD-7,
   await using p = await localProject(KEYLESS);
   assert.equal(
     (await p.run(["exp", "list", "checks"])).stdout,
-    EXP_LIST.split("\n").slice(0, 2).join("\n") + "\n",
+    "EXPERIMENT    AGENT      MODEL  PROVIDER  ATTEMPTS  EVALS  DESCRIPTION\n" +
+      "checks/fail   det-fail   —      direct           1      1  —\n" +
+      "checks/score  det-score  —      direct           1      1  —\n",
   );
   assert.equal(
     (await p.run(["exp", "list", "local", "--tag", "smoke"])).stdout,
-    "local\tdeterministic baseline\tdet\tdet-v1\tdirect\tattempts=1\tevals=1\n",
+    "EXPERIMENT  AGENT  MODEL   PROVIDER  ATTEMPTS  EVALS  DESCRIPTION\n" +
+      "local       det    det-v1  direct           1      1  deterministic baseline\n",
   );
   const empty = await p.run(["exp", "list", "--tag", "none"]);
   assert.equal(empty.code, 0);
-  assert.ok(empty.stdout.split("\n").slice(0, 3).every((line) => line.endsWith("\tevals=0")));
+  const rows = empty.stdout.trimEnd().split("\n").slice(1);
+  assert.deepEqual(rows.map((line) => line.split(/ +/)[5]), ["0", "0", "0"]);
 });
 
 Deno.test("runExpList() fails with experiment-not-found for an unknown selector (FLAG-1)", async () => {
@@ -144,7 +149,7 @@ Deno.test("runExpList() fails with experiment-not-found for an unknown selector 
   );
 });
 
-Deno.test("runExpList() exits 0 with no output when there are no experiments (CMD-7)", async () => {
+Deno.test("issue 18.8: runExpList() says no experiments found when there are none (CMD-7)", async () => {
   await using p = await localProject(null);
   await p.write(
     "niceeval.config.ts",
@@ -152,7 +157,7 @@ Deno.test("runExpList() exits 0 with no output when there are no experiments (CM
   );
   const r = await p.run(["exp", "list"]);
   assert.equal(r.code, 0);
-  assert.equal(r.stdout, "");
+  assert.equal(r.stdout, "no experiments found\n");
   const json = await p.run(["exp", "list", "--json"]);
   assert.deepEqual(JSON.parse(json.stdout), {
     format: "niceeval.experiments",
@@ -236,7 +241,11 @@ export default defineExperiment({ agent, sandbox: Object.freeze(layer) });
   );
   const r = await p.run(["exp", "list"]);
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stdout, "boxed\t—\tboxed\t—\tdocker\tattempts=1\tevals=1\n");
+  assert.equal(
+    r.stdout,
+    "EXPERIMENT  AGENT  MODEL  PROVIDER  ATTEMPTS  EVALS  DESCRIPTION\n" +
+      "boxed       boxed  —      docker           1      1  —\n",
+  );
   const json = JSON.parse((await p.run(["exp", "list", "--json"])).stdout);
   assert.equal(json.experiments[0].provider, "docker");
 });

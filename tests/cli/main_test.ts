@@ -8,17 +8,32 @@ import { withTempDir } from "../_helpers/temp_dir.ts";
 
 async function run(args: string[], io: FakeIo = createFakeIo()) {
   const code = await main(args, io);
-  return { code, stdout: io.stdout.text(), stderr: io.stderr.text() };
+  return {
+    code,
+    stdout: io.stdout.text(),
+    stderr: io.stderr.text(),
+    json: args.includes("--json"),
+  };
 }
 
-/** Asserts the two-line usage error of ERR-5 with an empty stdout and exit 2. */
+/**
+ * Asserts the two-line usage error of ERR-5 with exit 2 and an empty stdout, or with `--json` one
+ * `error` line on stdout (issue 18.8).
+ */
 function assertUsageError(
-  result: { code: number; stdout: string; stderr: string },
+  result: { code: number; stdout: string; stderr: string; json?: boolean },
   error: string,
   hint: string | RegExp,
 ): void {
   assert.equal(result.code, 2);
-  assert.equal(result.stdout, "");
+  if (result.json) {
+    assert.ok(result.stdout.endsWith("}\n") && result.stdout.split("\n").length === 2);
+    const line = JSON.parse(result.stdout);
+    assert.equal(line.type, "error");
+    assert.equal(`${line.message} [${line.code}]`, error);
+    if (typeof hint === "string") assert.equal(line.hint, hint);
+    else assert.match(line.hint, hint);
+  } else assert.equal(result.stdout, "");
   const lines = result.stderr.split("\n");
   assert.equal(lines.length, 3, result.stderr);
   assert.equal(lines[0], `error: ${error}`);

@@ -104,7 +104,7 @@ Deno.test("niceeval exp: an unchanged rerun carries every slot from the Attempts
   }
   const human = await p.run(["exp", "direct"], { env: { CI: "1" } });
   assert.equal(human.code, 0, human.stderr);
-  assert.equal(human.stdout.split("\n")[2], "  6 of 6 carried in from cache · 0 to run");
+  assert.equal(human.stdout.split("\n")[2], "  6 of 6 reused from earlier runs · 0 to run");
 });
 
 Deno.test("niceeval exp: carried slots start no sandbox and an all-carried experiment runs no setup or teardown exits 0", async () => {
@@ -190,12 +190,12 @@ Deno.test("niceeval exp --dry: every ordinal names its decision, source and reas
       assert.equal(r.code, 0, r.stderr);
       const lines = r.stdout.trimEnd().split("\n");
       assert.equal(lines[0], "PLAN (dry run)");
-      assert.equal(lines[2], "  1 of 12 carried in from cache · 11 to run");
+      assert.equal(lines[2], "  1 of 12 reused from earlier runs · 11 to run");
       assert.deepEqual(lines.slice(3), [
-        "direct/base   standalone   #0–1 run: identity-changed (config, input) · #2 run: new",
-        "direct/base   uses_helper  #0–1 run: identity-changed (config) · #2 run: new",
-        "direct/other  standalone   #0 run: identity-changed (input) · #1–2 run: new",
-        `direct/other  uses_helper  #0 carry ${
+        "direct/base   standalone   #0–1 run: experiment and eval changed · #2 run: new",
+        "direct/base   uses_helper  #0–1 run: experiment changed · #2 run: new",
+        "direct/other  standalone   #0 run: eval changed · #1–2 run: new",
+        `direct/other  uses_helper  #0 reuse ${
           locator("direct/other:uses_helper#0")
         } (passed) · #1–2 run: new`,
       ]);
@@ -285,7 +285,10 @@ Deno.test("S136 a passed ordinal longer than the current timeout runs again with
   assert.ok((first.events.find((e) => e.type === "attempt_end")!.durationMs as number) > 100);
   const short = await p.run(["exp", "--dry", "--timeout", "100"]);
   assert.equal(short.code, 0, short.stderr);
-  assert.match(short.stdout, /\nagent {2}check {2}#0 run: duration-exceeds-timeout\n/);
+  assert.match(
+    short.stdout,
+    /\nagent {2}check {2}#0 run: earlier result took longer than the timeout\n/,
+  );
   assert.deepEqual((await dry(p, ["--timeout", "60000"])).decisions, { "agent:check#0": "carry" });
   const carried = await expect(p, ["--timeout", "60000"]);
   assert.deepEqual(carried.executed, []);

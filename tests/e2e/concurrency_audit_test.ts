@@ -110,7 +110,11 @@ for (const value of ["0", "2.5"]) {
     await using p = await tempProject("audit_project");
     const r = await p.run(["exp", "--json", "--max-concurrency", value]);
     assert.equal(r.code, 2);
-    assert.equal(r.stdout, "");
+    // issue 18.8: with --json the usage error is also one `error` line on stdout.
+    assert.deepEqual(
+      [JSON.parse(r.stdout).type, JSON.parse(r.stdout).code, r.stdout.split("\n").length],
+      ["error", "usage", 2],
+    );
     assert.match(r.stderr, /max-concurrency/);
     assert.deepEqual(await readdir(p.stateDir), []);
     await assert.rejects(Deno.stat(join(p.dir, ".niceeval")), Deno.errors.NotFound);

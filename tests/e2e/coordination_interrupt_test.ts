@@ -189,6 +189,10 @@ Deno.test("S128 exit codes: 0 all passed, 1 one failed, 2 an invalid Experiment,
     assert.match(r.stderr, /^internal error: injected defect\nError: injected defect\n\s+at /m);
     assert.match(r.stderr, /^hint: this is a niceeval bug/m);
     assert.equal(ndjson(r.stdout).at(-1)!.completion, "failed");
+    // issue 18.8: the internal error is an `error` line right before the receipt, only once.
+    const errors = ndjson(r.stdout).filter((e) => e.code === "internal-error");
+    assert.deepEqual(errors.map((e) => [e.type, e.message]), [["error", "injected defect"]]);
+    assert.equal(ndjson(r.stdout).at(-2)!.code, "internal-error");
     assert.equal(marksOf(await p.marks(), "teardown-end", "D").length, 1);
   });
 });

@@ -16,7 +16,7 @@ Deno.test("S31 exp --dry with a held root and a held key prints the plan at once
   const before = await Promise.all(dirs.map(outsideRuns));
   const human = await p.run(["exp", "shared", "--dry"]);
   assert.equal(human.code, 0, human.stderr);
-  assert.match(human.stdout, /^PLAN \(dry run\)\n {2}3 attempts · 3 evals/);
+  assert.match(human.stdout, /^PLAN \(dry run\)\n {2}3 attempts \(3 evals × 1 experiment\) · /);
   const json = await p.run(["exp", "shared", "--dry", "--json"]);
   assert.equal(json.code, 0, json.stderr);
   assert.deepEqual([JSON.parse(json.stdout).total, JSON.parse(json.stdout).toRun], [3, 3]);

@@ -76,7 +76,7 @@ Deno.test("niceeval exp: an eval that throws names its file:line:col in every re
     assert.equal(human.code, 1, human.stdout + human.stderr);
     assert.ok(human.stdout.includes(`    test-threw: ${MESSAGE} at ${LOCATION}\n`), human.stdout);
     assert.ok(
-      human.stdout.includes(`    error test-threw: ${MESSAGE} at ${LOCATION}\n`),
+      human.stdout.includes(`  error test-threw: ${MESSAGE} at ${LOCATION}  (1×)\n`),
       human.stdout,
     );
     assert.ok(human.stdout.includes("    test-threw: not an Error\n"), human.stdout);

@@ -38,10 +38,26 @@ async function assertNothingWritten(p: TempProject, strict = false): Promise<voi
   assert.ok(locks.every((name) => name.endsWith(".lock")), locks.join(", "));
 }
 
-/** ERR-5: exactly `error: …` and `hint: …`, stdout empty, exit 2. */
-function assertTwoLines(r: CliResult, error: string | RegExp, hint: string | RegExp): void {
+/**
+ * ERR-5: exactly `error: …` and `hint: …`, exit 2, stdout empty or, with `--json`, one `error`
+ * line with the same code and message (issue 18.8).
+ */
+function assertTwoLines(
+  r: CliResult,
+  error: string | RegExp,
+  hint: string | RegExp,
+  json = false,
+): void {
   assert.equal(r.code, 2, r.stderr);
-  assert.equal(r.stdout, "");
+  if (json) {
+    const lines = r.stdout.split("\n");
+    assert.equal(lines.length, 2, r.stdout);
+    const line = JSON.parse(lines[0]!);
+    assert.equal(line.type, "error");
+    const text = `${line.message} [${line.code}]`;
+    if (typeof error === "string") assert.equal(text, error);
+    else assert.match(`error: ${text}`, error);
+  } else assert.equal(r.stdout, "");
   const lines = r.stderr.split("\n");
   assert.equal(lines.length, 3, r.stderr);
   if (typeof error === "string") assert.equal(lines[0], `error: ${error}`);
@@ -59,6 +75,7 @@ Deno.test("niceeval exp: an unknown experiment prints the two lines of cli.md §
       r,
       'no experiment matches "nope" [experiment-not-found]',
       "available experiments: checks/fail, checks/score, local",
+      args.includes("--json"),
     );
   }
   await assertNothingWritten(p);
@@ -87,6 +104,7 @@ Deno.test("S8 niceeval exp: --max-concurrency 0 and 2.5 write nothing exits 2", 
       r,
       `--max-concurrency requires an integer ≥ 1, got "${value}" [usage]`,
       /^hint: /,
+      true,
     );
   }
   assertTwoLines(
@@ -226,7 +244,11 @@ Deno.test("niceeval exp: a project with several broken files lists them all exit
   await using p = await tempProject("broken_discovery_project");
   const r = await p.run(["exp", "--json"]);
   assert.equal(r.code, 2);
-  assert.equal(r.stdout, "");
+  // issue 18.8: with --json, one `error` line: the first problem, the others in `details`.
+  const json = JSON.parse(r.stdout);
+  assert.equal(r.stdout.split("\n").length, 2);
+  assert.deepEqual([json.type, json.details.length], ["error", 18]);
+  assert.equal(json.hint, "fix the files listed above, then run the command again");
   const lines = r.stderr.trimEnd().split("\n");
   const errors = lines.filter((l) => l.startsWith("error: "));
   assert.equal(errors.length, 19);

@@ -78,6 +78,18 @@ function isRootLock(relative: string): boolean {
   return /^state\/roots(\/[0-9a-f]{64}\.lock)?$/.test(relative);
 }
 
+/** True when `stdout` is exactly one NDJSON `error` line for the stderr line `error`. */
+function isErrorLine(stdout: string, error: string): boolean {
+  if (!stdout.endsWith("\n") || stdout.indexOf("\n") !== stdout.length - 1) return false;
+  try {
+    const line = JSON.parse(stdout);
+    return line.type === "error" && typeof line.code === "string" &&
+      error.endsWith(` [${line.code}]`);
+  } catch {
+    return false;
+  }
+}
+
 /** Problems of one finished case, empty when it passed. */
 function judge(
   result: { code: number; stdout: string; stderr: string },
@@ -98,7 +110,10 @@ function judge(
     ) {
       problems.push("stderr is not exactly one error line and one hint line");
     }
-    if (result.stdout !== "") problems.push("stdout is not empty on a usage error");
+    // issue 18.8: with --json the error is also one `error` line on stdout.
+    if (result.stdout !== "" && !isErrorLine(result.stdout, lines[0]!)) {
+      problems.push("stdout is neither empty nor the error line on a usage error");
+    }
   }
   if (stderr.includes(ENV_SECRET)) problems.push("a .env value was printed");
   if (changes.length > 0) problems.push(`files changed: ${changes.slice(0, 5).join(", ")}`);

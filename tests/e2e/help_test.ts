@@ -1,6 +1,7 @@
 /** Help, version and command routing on the real CLI (cli.md CLI-4, CLI-5, CMD-1, ERR-5). */
 import assert from "node:assert/strict";
 import { tempProject } from "../_helpers/cli.ts";
+import { COMMANDS, helpText } from "../../src/cli/help.ts";
 
 const VERSION = JSON.parse(
   await Deno.readTextFile(new URL("../../deno.json", import.meta.url)),
@@ -69,4 +70,33 @@ Deno.test("niceeval view: outside a project it fails with config-missing and wri
   assert.equal(r.stdout, "");
   assert.match(r.stderr, /\[config-missing\]\nhint: run niceeval init/);
   await assert.rejects(Deno.stat(`${p.dir}/.niceeval`), Deno.errors.NotFound);
+});
+
+/** Glossary terms that stay in docs and JSON (issue 18.6, docs/words.md). */
+const JARGON_REGEXP =
+  /global cap|\bG\b|carry tier|\bcarr(y|ied)\b|ordinal|\bslots?\b|rerun-tier|published|Record root|compensation|scope|\blease\b|\bSeal\b|salvag|undispatched|cache/i;
+
+Deno.test("issue 18.6: no help screen uses glossary terms (global cap, carry tier, ordinal, slot …)", () => {
+  for (const name of [undefined, ...Object.keys(COMMANDS)]) {
+    const hits = helpText(name).split("\n").filter((line) => JARGON_REGEXP.test(line));
+    assert.deepEqual(hits, [], `niceeval ${name ?? ""} --help`);
+  }
+});
+
+Deno.test("issue 18.6: niceeval exp --help says concurrency limit, reuse earlier results and rerun failed exits 0", async () => {
+  await using p = await tempProject(null);
+  const r = await p.run(["exp", "--help"]);
+  assert.equal(r.code, 0, r.stderr);
+  const flat = r.stdout.replace(/\s+/g, " ");
+  for (
+    const text of [
+      "Run the evals of the selected experiments, reusing earlier results;",
+      "--attempts <n> how many times each eval runs in each experiment;",
+      "--max-concurrency <n> concurrency limit: most Attempts running at once, over all experiments;",
+      "--rerun[=failed|all] run again instead of reusing earlier results: bare or =failed reruns failed Attempts, =all reruns everything (default: reuse earlier passed and failed results)",
+      "--dry show what would run and which earlier results are reused; run nothing",
+    ]
+  ) {
+    assert.ok(flat.includes(text), `${text}\n---\n${flat}`);
+  }
 });

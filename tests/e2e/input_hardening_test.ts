@@ -180,7 +180,7 @@ Deno.test("niceeval exp --dry: numbers above their limits and with stray whitesp
     [["--attempts", "1001"], /--attempts requires an integer ≤ 1000, got "1001"/],
     [["--attempts", " 1"], /--attempts requires an integer ≥ 1, got " 1"/],
     [["--max-concurrency", "100000000"], /--max-concurrency requires an integer ≤ 1000/],
-    [["--timeout", "2147483648"], /--timeout requires an integer ≤ 2147483647, got "2147483648"/],
+    [["--timeout", "2147483648"], /--timeout requires a duration ≤ 2147483647ms, got "2147483648"/],
     [["--budget", "1e9"], /--budget requires a decimal ≥ 0, got "1e9"/],
   ];
   for (const [flags, message] of cases) {

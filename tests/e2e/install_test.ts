@@ -72,9 +72,7 @@ Deno.test("niceeval install: the launcher runs init --example and exp local, the
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /^PLAN\n/);
       assert.match(r.stdout, /4 passed · 0 failed · 0 errored/);
-      for (const id of ["greet/hello", "math/0000", "math/0001", "tool/weather"]) {
-        assert.match(r.stdout, new RegExp(`\\n {4}${id} +1/1 passed\\n`), id);
-      }
+      assert.match(r.stdout, /\n {2}local {2}4\/4 passed \(100%\) · /);
     });
 
     await t.step("install again rewrites the same launcher", async () => {

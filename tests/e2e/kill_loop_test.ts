@@ -26,6 +26,7 @@ import { leaseDirOf, teardownsDirOf } from "../../src/coordination/mod.ts";
 import { createSeededRandom } from "../_fakes/random.ts";
 import { type CliResult, ndjson, type TempProject, tempProject } from "../_helpers/cli.ts";
 import { fuzzSeed } from "../_helpers/fuzz.ts";
+import { leftoverTemps, tempLines } from "../_helpers/leftover_temps.ts";
 import { readRunFiles } from "../_helpers/record_files.ts";
 
 type Json = Record<string, unknown>;
@@ -286,12 +287,14 @@ async function checkClean(loop: LoopProject, tag: string): Promise<Salvaged[]> {
   const published: string[] = [];
   for (const id of ids) if (await loop.published(id)) published.push(id);
   const salvageable: string[] = [];
-  let removed = 0;
+  const removedIds: string[] = [];
   for (const id of ids.filter((id) => !published.includes(id))) {
     const kind = await leftKind(loop.root, id);
     if (kind === "salvageable") salvageable.push(id);
-    else if (kind === "other") removed++;
+    else if (kind === "other") removedIds.push(id);
   }
+  const removed = removedIds.length;
+  const temps = await leftoverTemps(loop.root, removedIds);
   const salvaged: Salvaged[] = [];
   for (const runId of salvageable) {
     const files = await readRunFiles(loop.root, runId);
@@ -312,6 +315,7 @@ async function checkClean(loop: LoopProject, tag: string): Promise<Salvaged[]> {
       ]
       : []),
     ...(removed > 0 ? [`removed ${removed} unpublished run(s) from ${loop.root}`] : []),
+    ...tempLines(temps, loop.root), // issue 18.11: removed temp files are said
   ];
   assert.equal(
     r.stdout,

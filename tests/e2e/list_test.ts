@@ -14,9 +14,11 @@ const LIST = `Discovered 6 evals:
   tool/weather             — calls get_weather for Brooklyn
 `;
 
-const EXP_LIST = "checks/fail\t—\tdet-fail\t—\tdirect\tattempts=1\tevals=1\n" +
-  "checks/score\t—\tdet-score\t—\tdirect\tattempts=1\tevals=1\n" +
-  "local\tdeterministic baseline\tdet\tdet-v1\tdirect\tattempts=1\tevals=4\n";
+const EXP_LIST = `EXPERIMENT    AGENT      MODEL   PROVIDER  ATTEMPTS  EVALS  DESCRIPTION
+checks/fail   det-fail   —       direct           1      1  —
+checks/score  det-score  —       direct           1      1  —
+local         det        det-v1  direct           1      4  deterministic baseline
+`;
 
 Deno.test("niceeval list: the day-one example prints the listing of cli.md §11 exits 0", async () => {
   await using p = await tempProject(EXAMPLE);
@@ -26,7 +28,7 @@ Deno.test("niceeval list: the day-one example prints the listing of cli.md §11 
   assert.equal(r.stdout, LIST);
 });
 
-Deno.test("niceeval exp list: the day-one example prints the tab-separated lines of cli.md §11 exits 0", async () => {
+Deno.test("issue 18.8: niceeval exp list: the day-one example prints aligned columns under a header exits 0", async () => {
   await using p = await tempProject(EXAMPLE);
   const r = await p.run(["exp", "list"]);
   assert.equal(r.code, 0, r.stderr);

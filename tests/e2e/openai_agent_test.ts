@@ -10,7 +10,7 @@ Deno.test("niceeval exp: an openai-compatible experiment calls a tool and passes
   await using server = weatherServer();
   await using p = await tempProject("openai_project");
   const r = await p.run(["exp", "gateway", "--json"], {
-    env: { OPENAI_FIXTURE_BASE_URL: server.baseUrl },
+    env: { OPENAI_FIXTURE_BASE_URL: server.baseUrl, OPENAI_API_KEY: "sk-test" },
   });
   assert.equal(r.code, 0, r.stdout + r.stderr);
   const end = ndjson(r.stdout).find((e) => e.type === "attempt_end");
@@ -30,7 +30,7 @@ Deno.test("niceeval exp: a rate-limited first request backs off and is retried e
   await using server = weatherServer(1);
   await using p = await tempProject("openai_project");
   const r = await p.run(["exp", "gateway", "--json"], {
-    env: { OPENAI_FIXTURE_BASE_URL: server.baseUrl },
+    env: { OPENAI_FIXTURE_BASE_URL: server.baseUrl, OPENAI_API_KEY: "sk-test" },
   });
   assert.equal(r.code, 0, r.stdout + r.stderr);
   const events = ndjson(r.stdout);

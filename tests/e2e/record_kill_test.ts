@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ndjson, type TempProject, tempProject } from "../_helpers/cli.ts";
 import { readRunFiles, type RunFiles, runIdsOf } from "../_helpers/record_files.ts";
+import { leftoverTemps, tempLines } from "../_helpers/leftover_temps.ts";
 import { pollUntil } from "./_coordination.ts";
 
 type Json = Record<string, unknown>;
@@ -226,14 +227,14 @@ Deno.test("niceeval exp: SIGKILL at several points leaves every published Run re
             who === "exp" ? `${3 - point.kept} slot(s) interrupted; ` : ""
           }published as crashed`;
         if (point.salvagedBy === "clean") {
+          const temps = tempLines(await leftoverTemps(root), root); // issue 18.11
           const clean = await p.run(["clean"]);
           assert.equal(clean.code, 0, clean.stderr);
-          assert.equal(
-            clean.stdout,
-            publishedNow
-              ? `nothing to clean in ${root}\n`
-              : `salvaged 1 run(s) left by a killed process in ${root}: ${salvaged("clean")}\n`,
-          );
+          const lines = publishedNow ? temps : [
+            `salvaged 1 run(s) left by a killed process in ${root}: ${salvaged("clean")}`,
+            ...temps,
+          ];
+          assert.equal(clean.stdout, `${lines.join("\n") || `nothing to clean in ${root}`}\n`);
         }
         const rerun = await p.run(["exp", "--json"], { env });
         assert.equal(rerun.code, 0, rerun.stdout + rerun.stderr);

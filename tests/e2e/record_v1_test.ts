@@ -374,7 +374,7 @@ Deno.test("niceeval exp --dry: every slot of a v1 Record carries from the latest
     assert.deepEqual(by, expected);
     const human = await p.run(["exp", ...RECORD, "--dry"]);
     assert.deepEqual([human.code, human.stderr], [0, ""]);
-    assert.ok(human.stdout.includes("7 of 7 carried in from cache · 0 to run"), human.stdout);
+    assert.ok(human.stdout.includes("7 of 7 reused from earlier runs · 0 to run"), human.stdout);
   });
   await t.step("S134 --rerun failed: the failed ordinals run, the others carry", async () => {
     const { by } = await decisions(p, ["--rerun", "failed"]);

@@ -33,7 +33,9 @@ Deno.test("S92 a second exp on a busy root exits 2 while the first still holds i
   assert.equal(await flockFree(rootLock), false, "A still holds the root lock");
   assert.deepEqual(marksOf(await p.marks(), "attempt-end", "A"), [], "A is still blocked");
   assert.equal(b.code, 2);
-  assert.equal(b.stdout, "", "no receipt, no event");
+  // No receipt and no run event: with --json only the error itself (issue 18.8).
+  const bEvents = b.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(bEvents.map((e) => [e.type, e.code]), [["error", "record-root-busy"]]);
   assert.deepEqual(b.stderr.trimEnd().split("\n"), [
     `error: record root ${root} is in use by another niceeval process (pid ${a.pid}) [record-root-busy]`,
     `hint: wait for it, or use another root: --record ${join(p.dir, RECORD)}-2`,

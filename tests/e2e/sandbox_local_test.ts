@@ -53,7 +53,7 @@ Deno.test("niceeval exp: the sandbox-local example edits files in its sandboxes 
       assert.equal(r.code, 0, r.stderr);
       assert.match(
         r.stdout,
-        /3 attempts · 3 evals × 1 config · concurrency 1 \(from local default\)/,
+        /3 attempts \(3 evals × 1 experiment\) · concurrency 1 \(from local default\)/,
       );
       assert.deepEqual(await names(tmpDir), [stale]);
     });

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { ndjson, tempProject } from "../_helpers/cli.ts";
 
 function concurrencyLine(stdout: string): string {
-  return stdout.split("\n").find((l) => / attempts? · /.test(l)) ?? stdout;
+  return stdout.split("\n").find((l) => /^ {2}\d+ attempts? /.test(l)) ?? stdout;
 }
 
 Deno.test("niceeval exp --dry: G comes from the planned providers' defaults exits 0", async (t) => {
@@ -16,13 +16,22 @@ Deno.test("niceeval exp --dry: G comes from the planned providers' defaults exit
     assert.equal(r.code, 0, r.stderr);
     assert.match(concurrencyLine(r.stdout), /concurrency 3 \(from slowbox default\)$/);
   });
-  await t.step("an exclusive custom provider forces 1, the minimum over all pairs", async () => {
-    const r = await p.run(["exp", "--dry", "--json"]);
+  await t.step("an exclusive custom provider alone forces 1", async () => {
+    const r = await p.run(["exp", "solo", "--dry", "--json"]);
     assert.equal(r.code, 0, r.stderr);
     const doc = ndjson(r.stdout)[0]!;
     assert.deepEqual(
       [doc.concurrency, doc.concurrencySource, doc.concurrencyProvider],
       [1, "provider-default", "solo"],
+    );
+  });
+  await t.step("issue 18.3: beside others the exclusive provider does not count", async () => {
+    const r = await p.run(["exp", "--dry", "--json"]);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = ndjson(r.stdout)[0]!;
+    assert.deepEqual(
+      [doc.concurrency, doc.concurrencySource, doc.concurrencyProvider],
+      [3, "provider-default", "slowbox"],
     );
   });
   await t.step("direct agents only: the default of 10", async () => {

@@ -42,13 +42,20 @@ function pass(
 
 function score(
   entries: SealedAssertion[],
-  extra: { executionError?: boolean; skipped?: boolean } = {},
+  extra: {
+    executionError?: boolean;
+    skipped?: boolean;
+    maxPoints?: number | null;
+    passAt?: number | null;
+  } = {},
 ) {
   return foldVerdict({
     kind: "score",
     executionError: extra.executionError ?? false,
     skipped: extra.skipped ?? false,
     entries,
+    maxPoints: extra.maxPoints ?? null,
+    passAt: extra.passAt ?? null,
   });
 }
 
@@ -118,12 +125,15 @@ Deno.test("foldVerdict() scores a score eval with complete earned points", () =>
   ];
   assert.deepEqual(score(entries), {
     verdict: "scored",
-    score: { state: "complete", earned: 3.5 },
+    score: { state: "complete", earned: 3.5, possible: null },
   });
 });
 
 Deno.test("foldVerdict() gives complete 0 without contributions or errors", () => {
-  assert.deepEqual(score([]), { verdict: "scored", score: { state: "complete", earned: 0 } });
+  assert.deepEqual(score([]), {
+    verdict: "scored",
+    score: { state: "complete", earned: 0, possible: null },
+  });
 });
 
 Deno.test("foldVerdict() gives partial with source-unavailable and evaluation-errored reasons", () => {
@@ -146,6 +156,7 @@ Deno.test("foldVerdict() gives partial with source-unavailable and evaluation-er
     state: "partial",
     earned: 2,
     reasons: ["source-unavailable", "evaluation-errored"],
+    possible: 4,
   });
   assert.equal(score(entries).verdict, "scored");
 });
@@ -158,6 +169,7 @@ Deno.test("foldVerdict() gives partial 0 when the only contributor is unavailabl
     state: "partial",
     earned: 0,
     reasons: ["source-unavailable"],
+    possible: 1,
   });
 });
 
@@ -165,7 +177,7 @@ Deno.test("foldVerdict() adds execution-errored: partial with contributions, els
   const contributed = [entry({ gate: false, score: { points: 2, earned: 2 } })];
   assert.deepEqual(score(contributed, { executionError: true }), {
     verdict: "errored",
-    score: { state: "partial", earned: 2, reasons: ["execution-errored"] },
+    score: { state: "partial", earned: 2, reasons: ["execution-errored"], possible: 2 },
   });
   assert.deepEqual(score([], { executionError: true }), {
     verdict: "errored",
@@ -186,4 +198,63 @@ Deno.test("foldVerdict() never fails a score eval on a mismatch", () => {
     entry({ gate: false, status: "failed", result: "mismatched", score: { points: 1, earned: 0 } }),
   ];
   assert.equal(score(entries).verdict, "scored");
+});
+
+const handleScored = entry({ gate: false, score: { points: 2, earned: 2 } });
+const handleMissed = entry({
+  gate: false,
+  status: "failed",
+  result: "mismatched",
+  score: { points: 1, earned: 0 },
+});
+const direct = entry({
+  entry: "direct-score",
+  result: null,
+  gate: false,
+  score: { points: 1, earned: 1 },
+});
+
+Deno.test("issue 18.7: possible is the sum of the points of the .score(points) entries", () => {
+  assert.deepEqual(score([handleScored, handleMissed]).score, {
+    state: "complete",
+    earned: 2,
+    possible: 3,
+  });
+});
+
+Deno.test("issue 18.7: a t.score(points) leaves possible unknown unless maxPoints is declared", () => {
+  assert.deepEqual(score([direct, direct]).score, { state: "complete", earned: 2, possible: null });
+  assert.deepEqual(score([direct, handleScored]).score, {
+    state: "complete",
+    earned: 3,
+    possible: null,
+  });
+  assert.deepEqual(score([direct, direct], { maxPoints: 4 }).score, {
+    state: "complete",
+    earned: 2,
+    possible: 4,
+  });
+});
+
+Deno.test("issue 18.7: a score below passAt is failed, at or above it scored", () => {
+  assert.equal(score([handleScored, handleMissed], { passAt: 2.5 }).verdict, "failed");
+  assert.equal(score([handleScored, handleMissed], { passAt: 2 }).verdict, "scored");
+  assert.equal(score([], { passAt: 0 }).verdict, "scored");
+  assert.equal(score([], { passAt: 0.5 }).verdict, "failed");
+});
+
+Deno.test("issue 18.7: passAt never turns errored or skipped score Attempts into failed", () => {
+  assert.equal(score([handleMissed], { passAt: 1, executionError: true }).verdict, "errored");
+  assert.equal(score([handleMissed], { passAt: 1, skipped: true }).verdict, "skipped");
+});
+
+Deno.test("issue 18.7: a partial score below passAt is failed", () => {
+  const unavailable = entry({
+    gate: false,
+    status: "unavailable",
+    score: { points: 1, earned: null },
+  });
+  const folded = score([handleScored, unavailable], { passAt: 3 });
+  assert.equal(folded.verdict, "failed");
+  assert.equal(folded.score?.state, "partial");
 });

@@ -32,9 +32,8 @@ function endPanel(duration: string, locator: string): string[] {
     "  1 passed · 1 failed · 0 errored  (0 reused)",
     "  15 new tok",
     "RESULTS  1 experiment",
-    "  local",
+    "  local  1/2 passed (50%) · 1 failed · 1.0s · 15 new tok",
     "    a  0/1 passed · 1 failed",
-    "    b  1/1 passed",
     "FAILURES  1 failed · 0 errored",
     "  turn succeeded · expected completed · received failed  (1×)",
     "    reason: deterministic failure",
@@ -90,34 +89,43 @@ function finish(io: FakeIo, output: ExpOutput): void {
   });
 }
 
-Deno.test("OUT-H16 humanOutput() in plain mode prints a heartbeat after 30 s of silence and again after each further 30 s", async () => {
+Deno.test("issue 18.4 OUT-H16 humanOutput() in plain mode prints a progress line every 10 s while Attempts run, and the heartbeat after 30 s of silence once all settled", async () => {
   const io = createFakeIo({ env: { CI: "1" } });
   const output = humanOutput(context(io));
   output.start();
   output.event(started(A, 0));
-  await io.clock.tickAsync(30_000);
-  await io.clock.tickAsync(15_000);
+  await io.clock.tickAsync(45_000);
   output.event(started(B, 45_000));
   output.event(ended(A, 45_000, "failed"));
-  await io.clock.tickAsync(29_999);
+  await io.clock.tickAsync(25_000);
+  output.event(ended(B, 70_000, "passed"));
+  // The last line was the progress line at 65 s: the heartbeat is due at 95 s.
+  await io.clock.tickAsync(24_999);
   const before = io.stdout.text();
-  await io.clock.tickAsync(1);
-  output.event(ended(B, 75_000, "passed"));
+  await io.clock.tickAsync(5_001);
   finish(io, output);
   assert.equal(io.clock.countTimers(), 0, "a finished run leaves no timer behind");
-  const heartbeat2 =
-    "… 1m 15s · 2 total · 0 reused · 1 running · 0 queued · 0 passed · 1 failed · 0 errored · 0 skipped";
-  assert.ok(!before.includes(heartbeat2));
+  const heartbeat =
+    "… 1m 35s · 2 total · 0 reused · 0 running · 0 queued · 1 passed · 1 failed · 0 errored · 0 skipped";
+  assert.ok(!before.includes(heartbeat));
   assert.equal(
     io.stdout.text(),
     [
       "PLAN",
-      "  2 attempts · 2 evals × 1 config · concurrency 2 (from config)",
-      "… 30s · 2 total · 0 reused · 1 running · 1 queued · 0 passed · 0 failed · 0 errored · 0 skipped",
+      "  2 attempts (2 evals × 1 experiment) · concurrency 2 (from config)",
+      "0/2 · 0 passed · 0 failed · 0 errored · ETA —",
+      "0/2 · 0 passed · 0 failed · 0 errored · ETA —",
+      "0/2 · 0 passed · 0 failed · 0 errored · ETA —",
+      "0/2 · 0 passed · 0 failed · 0 errored · ETA —",
       `✗ a  local#0  failed  ${locatorOf("a-0")}`,
       "    turn succeeded · expected completed · received failed · deterministic failure",
-      heartbeat2,
-      ...endPanel("1m 15s", locatorOf("a-0")),
+      // Half of the Attempts settled: a line at once, then every 10 s.
+      "1/2 · 0 passed · 1 failed · 0 errored · ETA 45s",
+      "1/2 · 0 passed · 1 failed · 0 errored · ETA 35s",
+      "1/2 · 0 passed · 1 failed · 0 errored · ETA 25s",
+      // No progress line once the last Attempt settled; the heartbeat covers the silence after.
+      heartbeat,
+      ...endPanel("1m 40s", locatorOf("a-0")),
       "",
     ].join("\n"),
   );
@@ -202,7 +210,7 @@ Deno.test("OUT-H1 humanOutput() on a terminal draws the panel on stderr only, er
     [
       "out",
       `${dim("╭─")} ${bold("PLAN")} ${dim(`${"─".repeat(71)}╮`)}\n` +
-      body("2 attempts · 2 evals × 1 config · concurrency 2 (from config)               ") +
+      body("2 attempts (2 evals × 1 experiment) · concurrency 2 (from config)           ") +
       BOTTOM,
     ],
     ["err", "\x1b[?25l" + top("0.0s") + counters(0, 2) + BOTTOM],
@@ -212,7 +220,9 @@ Deno.test("OUT-H1 humanOutput() on a terminal draws the panel on stderr only, er
     [
       "out",
       `${red("✗")} a  local#0  failed  ${locator}\n` +
-      "    turn succeeded · expected completed · received failed · deterministic failure\n",
+      // 81 columns on an 80-column terminal: broken between words (issue 18.5).
+      "    turn succeeded · expected completed · received failed ·\n" +
+      "      deterministic failure\n",
     ],
     ["err", "\x1b[?25h"],
     [
@@ -222,9 +232,8 @@ Deno.test("OUT-H1 humanOutput() on a terminal draws the panel on stderr only, er
       body("15 new tok                                                                  ") +
       BOTTOM +
       `${dim("╭─")} ${bold("RESULTS")} ${dim(`${"─".repeat(53)} 1 experiment ─╮`)}\n` +
-      body("local                                                                       ") +
+      body("local  1/2 passed (50%) · 1 failed · 1.0s · 15 new tok                      ") +
       body("  a  0/1 passed · 1 failed                                                  ") +
-      body("  b  1/1 passed                                                             ") +
       BOTTOM +
       `${dim("╭─")} ${bold("FAILURES")} ${dim(`${"─".repeat(44)} 1 failed · 0 errored ─╮`)}\n` +
       body("turn succeeded · expected completed · received failed  (1×)                 ") +
@@ -256,7 +265,7 @@ Deno.test("OUT-H17 humanOutput() with NO_COLOR redraws an unboxed, colourless pa
     `  ACTIVE\n  ● a  local#0    ${elapsed}\n  ● b  local#0    ${elapsed}\n`;
   const locator = locatorOf("a-0");
   assert.deepEqual(log, [
-    ["out", "PLAN\n  2 attempts · 2 evals × 1 config · concurrency 2 (from config)\n"],
+    ["out", "PLAN\n  2 attempts (2 evals × 1 experiment) · concurrency 2 (from config)\n"],
     [
       "err",
       cursorHide + "niceeval exp local  0.0s\n" +
@@ -268,7 +277,9 @@ Deno.test("OUT-H17 humanOutput() with NO_COLOR redraws an unboxed, colourless pa
     [
       "out",
       `✗ a  local#0  failed  ${locator}\n` +
-      "    turn succeeded · expected completed · received failed · deterministic failure\n",
+      // 81 columns on an 80-column terminal: broken between words (issue 18.5).
+      "    turn succeeded · expected completed · received failed ·\n" +
+      "      deterministic failure\n",
     ],
     ["err", cursorShow],
     [
@@ -306,7 +317,7 @@ Deno.test("humanOutput() registers a terminal restore for a hard exit and drops 
   assert.equal(io.stderr.text(), panel + erase(2) + cursorShow, "nothing more on stderr");
   assert.equal(
     io.stdout.text(),
-    "PLAN\n  2 attempts · 2 evals × 1 config · concurrency 2 (from config)\n" +
+    "PLAN\n  2 attempts (2 evals × 1 experiment) · concurrency 2 (from config)\n" +
       "INTERRUPTED  forced exit: unfinished Runs were left unpublished\n",
   );
   assert.equal(io.clock.countTimers(), 0);

@@ -146,7 +146,7 @@ Deno.test("LiveWriter erases the panel before permanent lines on stdout and redr
     [
       "err",
       frame(
-        "niceeval exp local  0.5s",
+        "niceeval exp local  0.5s · ETA 1s",
         "  2 total · 0 reused · 1 running · 0 queued · 0 passed · 1 failed · 0 errored · 0 skipped",
         "  ACTIVE",
         "  ● math/0000  local#0    0.5s",
@@ -158,7 +158,7 @@ Deno.test("LiveWriter erases the panel before permanent lines on stdout and redr
     [
       "err",
       frame(
-        "niceeval exp local  0.7s",
+        "niceeval exp local  0.7s · ETA 1s",
         "  2 total · 0 reused · 1 running · 0 queued · 0 passed · 1 failed · 0 errored · 0 skipped",
         "  ACTIVE",
         "  ● math/0000  local#0    0.7s",

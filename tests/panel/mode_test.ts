@@ -21,6 +21,7 @@ Deno.test("humanMode() boxes permanent output only on a terminal stdout of 60+ c
     boxed: true,
     color: true,
     width: 100,
+    wrap: true,
   });
   assert.deepEqual(humanMode({ ...TTY, env: { NO_COLOR: "1" } }), {
     live: true,
@@ -28,6 +29,7 @@ Deno.test("humanMode() boxes permanent output only on a terminal stdout of 60+ c
     boxed: false,
     color: false,
     width: 100,
+    wrap: true,
   });
   assert.equal(
     humanMode({ ...TTY, env: { NO_COLOR: "" } }).boxed,
@@ -50,5 +52,11 @@ Deno.test("humanMode() keeps plain mode free of colour even on a terminal (OUT-H
     boxed: true,
     color: false,
     width: 100,
+    wrap: true,
   });
+});
+
+Deno.test("issue 18.5: humanMode() breaks unboxed lines at the width only on a terminal stdout, never in logs", () => {
+  assert.equal(humanMode({ ...TTY, stdoutColumns: 50, env: { CI: "1" } }).wrap, true);
+  assert.equal(humanMode({ ...TTY, stdoutIsTerminal: false, env: { CI: "1" } }).wrap, false);
 });

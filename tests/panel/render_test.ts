@@ -34,7 +34,7 @@ Deno.test("renderPanel() draws a mixed run with a capped experiment at 100 colum
   assert.deepEqual(
     renderPanel(mixedRun(), { width: 100, now: T0 + 8200, color: false, boxed: true }),
     [
-      "╭─ niceeval exp fast slow ────────────────────────────────────────────────────────────────── 8.2s ─╮",
+      "╭─ niceeval exp fast slow ───────────────────────────────────────────────────────── 8.2s · ETA 5s ─╮",
       "│ 10 total · 2 reused · 3 running · 4 queued · 0 passed · 1 failed · 0 errored · 0 skipped         │",
       "├─ ACTIVE ─────────────────────────────────────────────────────────────────────────────────────────┤",
       "│ ● cart/add-item            fast#0    8.2s  running eval · tool: make test                        │",
@@ -48,7 +48,7 @@ Deno.test("renderPanel() draws a mixed run with a capped experiment at 100 colum
 Deno.test("renderPanel() caps the box at 120 columns on a 200-column terminal (OUT-H2)", () => {
   const lines = renderPanel(mixedRun(), { width: 200, now: T0 + 8200, color: false, boxed: true });
   assert.deepEqual(lines, [
-    "╭─ niceeval exp fast slow ────────────────────────────────────────────────────────────────────────────────────── 8.2s ─╮",
+    "╭─ niceeval exp fast slow ───────────────────────────────────────────────────────────────────────────── 8.2s · ETA 5s ─╮",
     "│ 10 total · 2 reused · 3 running · 4 queued · 0 passed · 1 failed · 0 errored · 0 skipped                             │",
     "├─ ACTIVE ─────────────────────────────────────────────────────────────────────────────────────────────────────────────┤",
     "│ ● cart/add-item            fast#0    8.2s  running eval · tool: make test                                            │",
@@ -59,11 +59,11 @@ Deno.test("renderPanel() caps the box at 120 columns on a 200-column terminal (O
   assert.ok(lines.every((line) => [...line].length === 120));
 });
 
-Deno.test("renderPanel() at 40 columns is unboxed, drops zero counters and cuts every line with … (OUT-H17)", () => {
+Deno.test("issue 18.5: renderPanel() at 40 columns is unboxed, drops reused and queued before the failed count and cuts the title before the note", () => {
   const lines = renderPanel(mixedRun(), { width: 40, now: T0 + 8200, color: false, boxed: false });
   assert.deepEqual(lines, [
-    "niceeval exp fast slow  8.2s · ~$0.12",
-    "  10 total · 2 reused · 3 running · 4 q…",
+    "niceeval exp fa…  8.2s · ETA 5s · ~$0.12",
+    "  10 total · 3 running · 1 failed",
     "  ACTIVE",
     "  ● cart/add-item            fast#0    …",
     "  ● cart/add-item            slow#0    …",
@@ -76,8 +76,8 @@ Deno.test("renderPanel() below 40 columns shows Attempt rows as ● <evalId> <ac
   assert.deepEqual(
     renderPanel(mixedRun(), { width: 39, now: T0 + 8200, color: false, boxed: false }),
     [
-      "niceeval exp fast slow  8.2s · ~$0.12",
-      "  10 total · 2 reused · 3 running · 4 …",
+      "niceeval exp f…  8.2s · ETA 5s · ~$0.12",
+      "  10 total · 3 running · 1 failed",
       "  ACTIVE",
       "  ● cart/add-item running eval · tool:…",
       "  ● cart/add-item creating sandbox",

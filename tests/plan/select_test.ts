@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { UsageError } from "../../src/_shared/errors.ts";
 import type { EvalDescriptor } from "../../src/discovery/mod.ts";
-import { matchExperimentIds, select, selectExperiments } from "../../src/plan/mod.ts";
+import {
+  matchExperimentIds,
+  select,
+  selectExperiments,
+  suggestEvalPrefix,
+} from "../../src/plan/mod.ts";
 import { evals, experiments } from "./_project.ts";
 
 const IDS = [
@@ -218,4 +223,103 @@ Deno.test("select() reports a throwing or non-boolean predicate (rule 6.1.1)", (
     assert.equal(e.code, "experiment.evals-predicate-failed");
     assert.match(e.message, message);
   }
+});
+
+const NAMED = evals([
+  ["geo/capital", { description: "What is the capital of France?" }],
+  ["geo/rivers", { description: "Name the longest river" }],
+  ["greet/hello", { description: "greeting round-trip", tags: ["smoke"] }],
+  ["math/add", { description: "What is 2+2?" }],
+]);
+
+Deno.test("issue 18.2: select() keeps evals whose ID or description matches --grep (OR)", () => {
+  const exps = experiments(["openai", ["other", { evals: ["greet"] }]]);
+  const grep = (patterns: string[], extra: { evalPrefixes?: string[]; tags?: string[] } = {}) =>
+    ids(select(exps, NAMED, { evalPrefixes: [], tags: [], ...extra, grep: patterns }));
+  assert.deepEqual(grep(["capital"]), [["openai", ["geo/capital"]]]);
+  assert.deepEqual(grep(["LONGEST", "2\\+2"]), [["openai", ["geo/rivers", "math/add"]]]);
+  assert.deepEqual(grep(["hello"]), [["openai", ["greet/hello"]], ["other", ["greet/hello"]]]);
+  // AND with prefixes and tags.
+  assert.deepEqual(grep(["what"], { evalPrefixes: ["geo"] }), [["openai", ["geo/capital"]]]);
+  assert.deepEqual(grep(["round"], { tags: ["smoke"] }), [
+    ["openai", ["greet/hello"]],
+    ["other", ["greet/hello"]],
+  ]);
+  const s = select(exps, NAMED, { evalPrefixes: [], tags: [], grep: ["river"] });
+  assert.deepEqual(s.emptyExperimentIds, ["other"]);
+});
+
+Deno.test("issue 18.2: select() fails with eval-not-found when --grep matches no eval", () => {
+  const e = usage(() =>
+    select(experiments(["openai"]), NAMED, { evalPrefixes: [], tags: [], grep: ["x1", "y2"] })
+  );
+  assert.equal(e.code, "eval-not-found");
+  assert.equal(e.message, 'no eval of the selected experiments matches --grep "x1" or "y2"');
+  assert.equal(
+    e.hint,
+    "-t/--grep searches eval IDs and descriptions, ignoring case; run niceeval list to see them",
+  );
+  const and = usage(() =>
+    select(experiments(["openai"]), NAMED, {
+      evalPrefixes: ["math"],
+      tags: [],
+      grep: ["capital"],
+    })
+  );
+  assert.equal(and.code, "nothing-selected");
+  assert.equal(and.hint, "widen the eval prefixes, -t/--grep or --tag values");
+});
+
+Deno.test("issue 18.2: an eval prefix that matches nothing says did you mean and -t", () => {
+  const exps = experiments(["openai"]);
+  const hint = (prefix: string) => {
+    const e = usage(() => select(exps, NAMED, { evalPrefixes: [prefix], tags: [] }));
+    assert.equal(e.code, "eval-not-found");
+    assert.equal(e.message, `no eval of the selected experiments starts with "${prefix}"`);
+    return e.hint;
+  };
+  assert.equal(
+    hint("capital"),
+    'did you mean "geo/capital"? eval IDs match by prefix; use -t capital to match by name',
+  );
+  assert.equal(hint("gret"), 'did you mean "greet"? eval IDs match by prefix');
+  // Found in a description only: no prefix to suggest, but -t finds it.
+  assert.equal(hint("France"), "eval IDs match by prefix; use -t France to match by name");
+  assert.equal(
+    hint("longest river"),
+    "eval IDs match by prefix; use -t 'longest river' to match by name",
+  );
+  assert.equal(
+    hint("zebra"),
+    "eval IDs match by prefix; run niceeval exp list --json to see each experiment's evals",
+  );
+});
+
+Deno.test("issue 18.2: suggestEvalPrefix() finds segment starts, then near IDs", () => {
+  const all = NAMED.map((e) => e.id);
+  assert.equal(suggestEvalPrefix("capital", all), "geo/capital");
+  assert.equal(suggestEvalPrefix("Capit", all), "geo/capit");
+  assert.equal(suggestEvalPrefix("GEO/CAPITAL", all), "geo/capital");
+  assert.equal(suggestEvalPrefix("riv", all), "geo/riv");
+  assert.equal(suggestEvalPrefix("geo/captial", all), "geo/capital");
+  assert.equal(suggestEvalPrefix("gret", all), "greet");
+  assert.equal(suggestEvalPrefix("mathh/add", all), "math/add");
+  // Short texts get no edit-distance guess; nothing close gets none.
+  assert.equal(suggestEvalPrefix("mth", all), undefined);
+  assert.equal(suggestEvalPrefix("zebra", all), undefined);
+  assert.equal(suggestEvalPrefix("", all), undefined);
+});
+
+Deno.test("issue 18.2: select() with lastFailed keeps only the listed evals of each experiment", () => {
+  const exps = experiments(["openai", ["other", { evals: ["greet"] }]]);
+  const lastFailed = new Map([["openai", new Set(["math/add", "geo/capital"])]]);
+  const s = select(exps, NAMED, { evalPrefixes: [], tags: [], lastFailed });
+  assert.deepEqual(ids(s), [["openai", ["geo/capital", "math/add"]]]);
+  assert.deepEqual(s.emptyExperimentIds, ["other"]);
+  const both = select(exps, NAMED, { evalPrefixes: [], tags: [], grep: ["2\\+2"], lastFailed });
+  assert.deepEqual(ids(both), [["openai", ["math/add"]]]);
+  const none = usage(() =>
+    select(exps, NAMED, { evalPrefixes: [], tags: [], lastFailed: new Map() })
+  );
+  assert.equal(none.code, "nothing-selected");
 });

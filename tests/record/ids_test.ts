@@ -31,7 +31,7 @@ Deno.test("locatorOf() encodes the first 60 bits of SHA-256 in Crockford base32,
 
 Deno.test("parseLocator() is case-insensitive and maps O to 0 and I/L to 1", () => {
   assert.equal(parseLocator("@17qk3m9xt2hc4"), "@17QK3M9XT2HC4");
-  assert.equal(parseLocator("17QK3M9XT2HCO"), "@17QK3M9XT2HC0");
+  assert.equal(parseLocator("@17QK3M9XT2HCO"), "@17QK3M9XT2HC0");
   assert.equal(parseLocator("@1ILQK3M9XT2HC"), "@111QK3M9XT2HC");
   assert.equal(parseLocator("@l7qk3m9xt2hc4"), "@17QK3M9XT2HC4", "the version digit typed as L");
   assert.equal(parseLocator("@I7QK3M9XT2HC4"), "@17QK3M9XT2HC4", "the version digit typed as I");
@@ -44,6 +44,18 @@ Deno.test("parseLocator() rejects anything else with malformed-locator", () => {
       (e: Error & { code?: string }) => e.code === "malformed-locator",
     );
   }
+});
+
+Deno.test("issue 18.11: parseLocator() rejects a locator without @ and says how to write it (REC-12)", () => {
+  assert.throws(
+    () => parseLocator("17QK3M9XT2HC4"),
+    (e: Error & { code?: string; hint?: string }) => {
+      assert.equal(e.code, "malformed-locator");
+      assert.equal(e.message, '"17QK3M9XT2HC4" is not an Attempt locator: locators start with @');
+      assert.equal(e.hint, "did you mean @17QK3M9XT2HC4? (e.g. niceeval show @17QK3M9XT2HC4)");
+      return true;
+    },
+  );
 });
 
 Deno.test("slotIdOf(), locatorOf() and digestOf() give the same strings on every call", () => {

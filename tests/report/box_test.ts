@@ -1,7 +1,7 @@
 /** Boxed and unboxed permanent panels (cli.md OUT-H2, OUT-H3, OUT-H5). */
 import assert from "node:assert/strict";
 import type { CarryDecision } from "../../src/plan/mod.ts";
-import { boxLines, fitWidth, paintMarker, UNBOXED } from "../../src/report/box.ts";
+import { boxLines, fitWidth, paintMarker, UNBOXED, wrapWidth } from "../../src/report/box.ts";
 import { planLines } from "../../src/report/mod.ts";
 import { sketchPlan } from "../_fakes/plans.ts";
 
@@ -32,8 +32,8 @@ Deno.test("S12 planLines() draws the boxed PLAN of cli.md §5.2 exactly at 96 co
   }, { boxed: true, width: 96, color: false });
   assert.deepEqual(lines, [
     "╭─ PLAN ───────────────────────────────────────────────────────────────────────────────────────╮",
-    "│ 120 attempts · 40 evals × 3 configs · concurrency 4→16 (ramp from config) · slow ≤2          │",
-    "│ 30 of 120 carried in from cache · 90 to run                                                  │",
+    "│ 120 attempts (40 evals × 3 experiments) · concurrency 4→16 (ramp from config) · slow ≤2      │",
+    "│ 30 of 120 reused from earlier runs · 90 to run                                               │",
     "╰──────────────────────────────────────────────────────────────────────────────────────────────╯",
   ]);
 });
@@ -50,7 +50,7 @@ Deno.test("planLines() shows a hold in force at start and machine sandbox budget
     }),
     [
       "PLAN",
-      "  1 attempt · 1 eval × 1 config · concurrency 2→8 (ramp from flag) · ramp held: provider quota · docker sandboxes ≤4 on this host",
+      "  1 attempt (1 eval × 1 experiment) · concurrency 2→8 (ramp from flag) · ramp held: provider quota · docker sandboxes ≤4 on this host",
     ],
   );
 });
@@ -65,7 +65,7 @@ Deno.test("boxLines() without a box prints the title, two spaces, the note, and 
   assert.deepEqual(boxLines({ title: "NEXT", note: null, body: [] }, UNBOXED), ["NEXT"]);
 });
 
-Deno.test("boxLines() spans min(width, 120) columns and cuts long body lines with … (OUT-H2, OUT-H17)", () => {
+Deno.test("issue 18.5: boxLines() spans min(width, 120) columns, breaks long body lines at spaces and cuts only a word wider than the box (OUT-H2)", () => {
   const panel = {
     title: "NEXT",
     note: null,
@@ -73,7 +73,8 @@ Deno.test("boxLines() spans min(width, 120) columns and cuts long body lines wit
   };
   const wide = boxLines(panel, { boxed: true, width: 200, color: false });
   assert.ok(wide.every((line) => [...line].length === 120), wide.join("\n"));
-  assert.equal(wide[1], `│ niceeval show --run ${"0123456789".repeat(9)}01234… │`);
+  assert.equal(wide[1], `│ niceeval show --run${" ".repeat(97)} │`);
+  assert.equal(wide[2], `│   ${"0123456789".repeat(11)}012… │`);
   const narrow = boxLines({ title: "RESULTS", note: "1 experiment", body: ["local"] }, {
     boxed: true,
     width: 60,
@@ -119,4 +120,25 @@ Deno.test("fitWidth() counts terminal columns, so wide characters are cut by wid
   assert.equal(fitWidth("abcd", 0), "");
   assert.equal(paintMarker("! careful", false), "! careful");
   assert.equal(paintMarker("  ! careful", true), "  \x1b[33m!\x1b[39m careful");
+});
+
+Deno.test("issue 18.5: wrapWidth() breaks after a · when that fills half the line, never after a number, never inside a word", () => {
+  const headline = "  4 passed · 1 failed · 1 scored · 0 errored  (0 reused)";
+  assert.deepEqual(wrapWidth(headline, 50), [
+    "  4 passed · 1 failed · 1 scored ·",
+    "    0 errored  (0 reused)",
+  ]);
+  assert.deepEqual(wrapWidth("  local  4/4 passed (100%) · 0.0s · 21 new tok", 40), [
+    "  local  4/4 passed (100%) · 0.0s ·",
+    "    21 new tok",
+  ]);
+  // Without a · the break is at the last space that keeps a number with its word.
+  assert.deepEqual(wrapWidth("  running 12 attempts of experiment x", 24), [
+    "  running 12 attempts of",
+    "    experiment x",
+  ]);
+  assert.deepEqual(wrapWidth("  eval 12 attempts", 15), ["  eval", "    12 attempts"]);
+  const id = "5d1c2b7e-8f3a-4c6d-9e0f-1a2b3c4d5e6f";
+  assert.deepEqual(wrapWidth(`niceeval show --run ${id}`, 30), ["niceeval show --run", `  ${id}`]);
+  assert.deepEqual(wrapWidth("short", 3), ["short"], "a word wider than the width stays whole");
 });

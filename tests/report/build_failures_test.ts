@@ -130,8 +130,8 @@ Deno.test("rule 71: FAILURES lists one entry per (Run, build key) with the fix a
     `  ✗ x  build ${k2} · 2 attempts`,
     `    error sandbox-build-failed: Cannot build sandbox artifact "${k2}": context gone`,
     "    affected: c#0, c#1",
-    `  ✗ ${locatorOf("d1")}  x  d#0`,
-    `    error ${broken.error!.code}: ${broken.error!.message}`,
+    `  error ${broken.error!.code}: ${broken.error!.message}  (1×)`,
+    `    ✗ ${locatorOf("d1")}  x  d#0`,
     `    details: niceeval show ${locatorOf("d1")}`,
   ]);
 });

@@ -49,10 +49,10 @@ Deno.test("endLines() FAILURES ends an errored Attempt's error line with where u
     interrupted: false,
   });
   const lines = endLines(summary, { plan, wallMs: 1000, runIds: ["run-1"], positionals: [] });
-  const at = lines.indexOf(`  ✗ ${locatorOf("t")}  x  a#0`);
-  assert.deepEqual(lines.slice(at, at + 3), [
-    `  ✗ ${locatorOf("t")}  x  a#0`,
-    "    error test-threw: Cannot read properties of undefined (reading 'bar') at evals/throws.eval.ts:4:9",
+  const at = lines.indexOf(`    ✗ ${locatorOf("t")}  x  a#0`);
+  assert.deepEqual(lines.slice(at - 1, at + 2), [
+    "  error test-threw: Cannot read properties of undefined (reading 'bar') at evals/throws.eval.ts:4:9  (1×)",
+    `    ✗ ${locatorOf("t")}  x  a#0`,
     `    details: niceeval show ${locatorOf("t")}`,
   ]);
 });

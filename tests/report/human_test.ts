@@ -18,7 +18,7 @@ Deno.test("planLines() prints line 1 with capped experiments and line 2 only whe
   }]);
   assert.deepEqual(planLines({ plan, cap: 4, capAnnotation: "from config" }), [
     "PLAN",
-    "  3 attempts · 2 evals × 2 configs · concurrency 4 (from config) · slow ≤1",
+    "  3 attempts (2 evals across 2 experiments) · concurrency 4 (from config) · slow ≤1",
   ]);
   const carried = sketchPlan(
     [{ id: "x", evals: [["a", "pass"], ["b", "pass"]] }],
@@ -41,8 +41,8 @@ Deno.test("planLines() prints line 1 with capped experiments and line 2 only whe
     planLines({ plan: carried, cap: 10, capAnnotation: "from default", dry: true }),
     [
       "PLAN (dry run)",
-      "  2 attempts · 2 evals × 1 config · concurrency 10 (from default)",
-      "  1 of 2 carried in from cache · 1 to run",
+      "  2 attempts (2 evals × 1 experiment) · concurrency 10 (from default)",
+      "  1 of 2 reused from earlier runs · 1 to run",
     ],
   );
 });
@@ -91,11 +91,9 @@ Deno.test("endLines() renders headline, RESULTS, FAILURES and NEXT exactly", () 
       "  2 passed · 1 failed · 0 errored  (0 reused)",
       "  21 new tok",
       "RESULTS  2 experiments",
-      "  checks/fail",
+      "  checks/fail  0/1 passed (0%) · 1 failed · 1.0s · 21 new tok",
       "    deliberate-fail/broken  0/1 passed · 1 failed",
-      "  local",
-      "    greet/hello   1/1 passed",
-      "    tool/weather  1/1 passed",
+      "  local        2/2 passed (100%) · 1.0s · 0 new tok",
       "FAILURES  1 failed · 0 errored",
       "  turn succeeded · expected completed · received failed  (1×)",
       "    reason: deterministic failure",
@@ -155,7 +153,8 @@ Deno.test("endLines() boxed: a budget stop is INCOMPLETE, lists the gap per eval
     "│ 15 new tok · ~$0.60                                                          │",
     "╰──────────────────────────────────────────────────────────────────────────────╯",
     "╭─ RESULTS ───────────────────────────────────────────────────── 1 experiment ─╮",
-    "│ paid                                                                         │",
+    "│ paid  1/4 passed (25%) · 3 not run (budget-exhausted) · 1.0s · 15 new tok ·  │",
+    "│   ~$0.60                                                                     │",
     "│   a  1/2 passed · 1 not run (budget-exhausted)                               │",
     "│   b  0/2 passed · 2 not run (budget-exhausted)                               │",
     "╰──────────────────────────────────────────────────────────────────────────────╯",
@@ -201,13 +200,13 @@ Deno.test("endLines() of an interrupted run heads INTERRUPTED over ERRORED and s
       "  0 passed · 0 failed · 1 errored · 2 interrupted  (0 reused)",
       "  15 new tok",
       "RESULTS  1 experiment",
-      "  local",
+      "  local  0/3 passed (0%) · 1 errored · 2 not run (interrupted) · 1.0s · 15 new tok",
       "    greet/hello  0/1 passed · 1 not run (interrupted)",
       "    math/0000    0/1 passed · 1 not run (interrupted)",
       "    math/0001    0/1 passed · 1 errored",
       "FAILURES  0 failed · 1 errored",
-      `  ✗ ${locatorOf("i3")}  local  math/0001#0`,
-      "    error test-threw: boom",
+      "  error test-threw: boom  (1×)",
+      `    ✗ ${locatorOf("i3")}  local  math/0001#0`,
       `    details: niceeval show ${locatorOf("i3")}`,
       "NEXT",
       "  niceeval show --run run-2",
@@ -366,10 +365,145 @@ Deno.test("endLines() of a score-only run heads SCORED with scored, skipped and 
       "  2 scored · 1 skipped · 0 errored  (0 reused)",
       "  45 new tok · ~$0.01",
       "RESULTS  1 experiment",
-      "  judge",
+      "  judge  score 0.75 · 2/3 complete · 1 skipped · 1.0s · 45 new tok · ~$0.01",
       "    essay/tone  score 0.75 · 2/3 complete · 1 skipped",
       "NEXT",
       "  niceeval show --run run-9",
     ],
   );
+});
+
+Deno.test("issue 18.6: PLAN states the attempts as a product only when it holds, else across the experiments", () => {
+  const line = (plan: ReturnType<typeof sketchPlan>) =>
+    planLines({ plan, cap: 4, capAnnotation: "from config" })[1];
+  const two: [string, "pass"][] = [["a", "pass"], ["b", "pass"]];
+  assert.equal(
+    line(sketchPlan(["x", "y", "z"].map((id) => ({ id, evals: two })))),
+    "  6 attempts (2 evals × 3 experiments) · concurrency 4 (from config)",
+  );
+  assert.equal(
+    line(sketchPlan(["x", "y", "z"].map((id) => ({ id, evals: two, attempts: 2 })))),
+    "  12 attempts (2 evals × 3 experiments × 2 attempts each) · concurrency 4 (from config)",
+  );
+  // The issue's case: three experiments, each with its own two evals (6 × 3 ≠ 6).
+  const own = ["x", "y", "z"].map((id) => ({
+    id,
+    evals: [[`${id}1`, "pass"], [`${id}2`, "pass"]] as [string, "pass"][],
+    attempts: 3,
+  }));
+  assert.equal(
+    line(sketchPlan(own)),
+    "  18 attempts (6 evals across 3 experiments, 3 attempts each) · concurrency 4 (from config)",
+  );
+  assert.equal(
+    line(sketchPlan([{ id: "x", evals: two, attempts: 2 }, { id: "y", evals: two }])),
+    "  6 attempts (2 evals across 2 experiments) · concurrency 4 (from config)",
+  );
+  assert.equal(
+    line(sketchPlan([{ id: "x", evals: [["a", "pass"]] }])),
+    "  1 attempt (1 eval × 1 experiment) · concurrency 4 (from config)",
+  );
+});
+
+/** A finished run of `plan` whose slots for `failing` evals failed and the rest passed. */
+function runOf(plan: ReturnType<typeof sketchPlan>, failing: (evalId: string) => boolean) {
+  const outcomes: SlotOutcome[] = plan.slots.map((s) => ({
+    kind: "executed",
+    result: result({
+      attemptId: `${s.experimentId}:${s.evalId}#${s.ordinal}`,
+      experimentId: s.experimentId,
+      evalId: s.evalId,
+      ordinal: s.ordinal,
+      verdict: failing(s.evalId) ? "failed" : "passed",
+      estimatedCostUSD: 0.001,
+    }),
+  }));
+  return summarize(plan, outcomes, { runIdOf: (i) => `run-${i}`, interrupted: false });
+}
+
+function resultsBlock(lines: readonly string[]): string[] {
+  return lines.slice(
+    lines.findIndex((l) => l.startsWith("RESULTS")),
+    lines.findIndex((l) => l.startsWith("FAILURES")),
+  );
+}
+
+Deno.test("issue 18.9: RESULTS shows one line per experiment, then only the evals that did not all pass, capped", () => {
+  const evals = Array.from(
+    { length: 1000 },
+    (_, i) => [`a/${String(i).padStart(4, "0")}`, "pass"] as [string, "pass"],
+  );
+  const plan = sketchPlan([{ id: "big", evals }, { id: "small", evals: evals.slice(0, 2) }]);
+  // Every 20th eval fails: 50 of 1000 in big, a/0000 in small.
+  const summary = runOf(plan, (id) => Number(id.slice(2)) % 20 === 0);
+  const lines = endLines(summary, {
+    plan,
+    wallMs: 9000,
+    runIds: ["run-0", "run-1"],
+    positionals: [],
+  });
+  assert.deepEqual(resultsBlock(lines), [
+    "RESULTS  2 experiments",
+    "  big    950/1000 passed (95%) · 50 failed · 1.0s · 15k new tok · ~$1.00",
+    ...Array.from(
+      { length: 20 },
+      (_, i) => `    a/${String(i * 20).padStart(4, "0")}  0/1 passed · 1 failed`,
+    ),
+    "    … 30 more · niceeval show",
+    "  small  1/2 passed (50%) · 1 failed · 1.0s · 30 new tok · <$0.01",
+    "    … 1 more · niceeval show",
+  ]);
+});
+
+Deno.test("issue 18.9: RESULTS of a run where everything passed is one line per experiment", () => {
+  const plan = sketchPlan([{ id: "x", evals: [["a", "pass"], ["b", "pass"]], attempts: 2 }]);
+  const lines = endLines(runOf(plan, () => false), {
+    plan,
+    wallMs: 9000,
+    runIds: ["run-0"],
+    positionals: [],
+  });
+  assert.deepEqual(lines.slice(lines.indexOf("RESULTS  1 experiment"), lines.indexOf("NEXT")), [
+    "RESULTS  1 experiment",
+    "  x  4/4 passed (100%) · 1.0s · 60 new tok · <$0.01",
+  ]);
+});
+
+Deno.test("issue 18.11: RESULTS says 1 more experiment, 2 more experiments (pluralized)", () => {
+  for (
+    const [count, text] of [[11, "… 1 more experiment"], [12, "… 2 more experiments"]] as const
+  ) {
+    const plan = sketchPlan(
+      Array.from({ length: count }, (_, i) => ({ id: `e${i}`, evals: [["a", "pass"]] as const })),
+    );
+    const lines = endLines(runOf(plan, () => false), {
+      plan,
+      wallMs: 1,
+      runIds: plan.experiments.map((_, i) => `run-${i}`),
+      positionals: [],
+      nextFlags: { show: ["--record", "my root"], exp: [] },
+    });
+    assert.equal(lines.filter((l) => /^ {2}e\d+ /.test(l)).length, 10);
+    assert.ok(lines.includes(`  ${text} · niceeval show --record 'my root'`), lines.join("\n"));
+  }
+});
+
+Deno.test("issue 18.11: NEXT lines carry --record on show and exp lines and --attempts on exp lines", () => {
+  const plan = sketchPlan([{ id: "local", evals: [["a", "pass"]], attempts: 3 }]);
+  const summary = runOf(plan, () => true);
+  const lines = endLines(summary, {
+    plan,
+    wallMs: 1,
+    runIds: ["run-0"],
+    positionals: ["local", "a"],
+    nextFlags: {
+      show: ["--record", "myroot"],
+      exp: ["--attempts", "3", "--tag", "it's", "--record", "myroot"],
+    },
+  });
+  assert.deepEqual(lines.slice(lines.indexOf("NEXT")), [
+    "NEXT",
+    "  niceeval show --record myroot --run run-0",
+    "  niceeval exp local a --attempts 3 --tag 'it'\\''s' --record myroot --rerun",
+  ]);
 });

@@ -126,3 +126,87 @@ Deno.test("NdjsonReporter gives attempt_end the locator of its attempt_start, al
     ["2026-11-29T10:00:01.000Z", "2026-11-29T10:00:00.000Z", "2026-11-29T10:00:01.000Z"],
   );
 });
+
+Deno.test("issue 18.11: a halt error line has ordinal, locator and phase, null when absent (OUT-J2)", () => {
+  const { lines, reporter } = capture();
+  reporter.event({
+    type: "diagnostic",
+    at: T0,
+    level: "error",
+    code: "dispatch-halted",
+    message: "experiment halted: HTTP 401",
+    experimentId: "x",
+    evalId: null,
+    data: { scope: "experiment" },
+    persist: true,
+  });
+  assert.deepEqual(lines, [{
+    type: "error",
+    at: "2026-11-29T10:00:00.000Z",
+    experimentId: "x",
+    evalId: null,
+    ordinal: null,
+    locator: null,
+    code: "dispatch-halted",
+    phase: null,
+    message: "experiment halted: HTTP 401",
+    data: { scope: "experiment" },
+  }]);
+  // Given in `data`, they are filled in.
+  reporter.event({
+    type: "diagnostic",
+    at: T0,
+    level: "error",
+    code: "dispatch-halted",
+    message: "eval halted · a: boom",
+    experimentId: "x",
+    evalId: "a",
+    data: { scope: "eval", ordinal: 2, locator: "@1AAAAAAAAAAAA", phase: "agent" },
+    persist: true,
+  });
+  assert.deepEqual(
+    [lines[1]!.ordinal, lines[1]!.locator, lines[1]!.phase],
+    [2, "@1AAAAAAAAAAAA", "agent"],
+  );
+  // Warnings keep their own shape.
+  reporter.event({
+    type: "diagnostic",
+    at: T0,
+    level: "warning",
+    code: "w",
+    message: "m",
+    experimentId: null,
+    evalId: null,
+    data: null,
+    persist: false,
+  });
+  assert.deepEqual(Object.keys(lines[2]!), [
+    "type",
+    "at",
+    "code",
+    "message",
+    "experimentId",
+    "evalId",
+    "data",
+  ]);
+});
+
+Deno.test("issue 18.11: attempt_end.usage has every key, null when not reported (OUT-J1)", () => {
+  const { lines, reporter } = capture();
+  const slot = { position: 0, experimentId: "x", evalId: "a", ordinal: 0 };
+  const partial = result({ attemptId: "u", experimentId: "x", evalId: "a", verdict: "passed" });
+  reporter.event({ type: "attempt_start", at: T0, slot, attemptId: "u" });
+  reporter.event({ type: "attempt_end", at: T0 + 1, slot, result: partial });
+  assert.deepEqual(lines[1]!.usage, {
+    inputTokens: 10,
+    outputTokens: 5,
+    cacheReadTokens: null,
+    cacheCreationTokens: null,
+    reasoningTokens: null,
+    requests: null,
+    costUSD: null,
+  });
+  const none = result({ attemptId: "n", experimentId: "x", evalId: "a", usage: null });
+  reporter.event({ type: "attempt_end", at: T0 + 2, slot, result: none });
+  assert.equal(lines[2]!.usage, null);
+});

@@ -35,7 +35,7 @@ Deno.test("S152 OUT-1: PLAN reads concurrency <from>→<to> (ramp from flag)", (
   const ramp = { from: 4, to: 16, source: "flag" as const, held: null };
   assert.deepEqual(planLines({ plan, cap: 4, capAnnotation: "ramp from flag", ramp }), [
     "PLAN",
-    "  2 attempts · 2 evals × 1 config · concurrency 4→16 (ramp from flag)",
+    "  2 attempts (2 evals × 1 experiment) · concurrency 4→16 (ramp from flag)",
   ]);
 });
 
@@ -43,7 +43,7 @@ Deno.test("S154 OUT-1: a hold in force at start ends PLAN line 1 with ramp held:
   const ramp = { from: 2, to: 8, source: "config" as const, held: "quota" };
   assert.equal(
     planLines({ plan, cap: 2, capAnnotation: "ramp from config", ramp })[1],
-    "  2 attempts · 2 evals × 1 config · concurrency 2→8 (ramp from config) · ramp held: quota",
+    "  2 attempts (2 evals × 1 experiment) · concurrency 2→8 (ramp from config) · ramp held: quota",
   );
 });
 

@@ -88,7 +88,7 @@ Deno.test("currentLines() leaves an eval without any result its text alone and l
   assert.deepEqual(currentLines(rows, ["exp"]), [
     "exp  1/2 passed (50%)",
     `  greet     1/1 passed  1.0s  —  —  ${locatorOf("greet-0")}`,
-    "  farewell  0/1 passed · 1 no result",
+    "  farewell  0/1 passed · 1 not run (new)",
     "Result coverage",
     "  exp  farewell#0  new",
   ]);
@@ -114,7 +114,7 @@ Deno.test("currentLines() says an experiment whose results all went stale has no
   ];
   assert.deepEqual(currentLines(rows, ["exp"]), [
     "exp  no current results — run niceeval exp exp",
-    "  greet  0/2 passed · 2 no result",
+    "  greet  0/2 passed · 2 not run (identity-changed, new)",
     "Result coverage",
     "  exp  greet#0  identity-changed",
     "  exp  greet#1  new",
@@ -171,7 +171,7 @@ Deno.test("runLines() adds right-aligned Duration, Tokens and Cost columns, empt
   ]);
 });
 
-Deno.test("jsonRow() keeps every key of the first release in order and adds usage and tokens", () => {
+Deno.test("jsonRow() keeps every key of the first release in order and adds usage, tokens, possible and passAt", () => {
   const usage = { inputTokens: 10, outputTokens: 5 };
   const json = jsonRow(row({ usage, costUSD: 0.5, durationMs: 42 }));
   assert.deepEqual(Object.keys(json), [
@@ -195,6 +195,8 @@ Deno.test("jsonRow() keeps every key of the first release in order and adds usag
     usage,
     locator: locatorOf("greet-0"),
     tokens: 15,
+    possible: null,
+    passAt: null,
   });
   const unknown = jsonRow(row({ usage: null })).attempt as Record<string, unknown>;
   assert.deepEqual([unknown.usage, unknown.tokens], [null, null]);

@@ -31,6 +31,10 @@ export interface StartOptions {
   readonly retain?: RunPlanOptions["retain"];
   /** An adaptive ramp; `cap` must be its `from`. */
   readonly ramp?: RunPlanOptions["ramp"];
+  /** The circuit breaker's count; 0 turns it off (docs/bail.md). */
+  readonly bailAfter?: number;
+  /** Experiments blocked by a failed agent precondition (docs/bail.md). */
+  readonly blocked?: RunPlanOptions["blocked"];
 }
 
 /** A running scheduler and everything a test drives or observes. */
@@ -84,6 +88,8 @@ export function startRun(plan: Plan, options: StartOptions): Run {
     ...(options.backpressure ? { backpressure: options.backpressure } : {}),
     ...(options.retain ? { retain: options.retain } : {}),
     ...(options.ramp ? { ramp: options.ramp } : {}),
+    ...(options.bailAfter !== undefined ? { bailAfter: options.bailAfter } : {}),
+    ...(options.blocked ? { blocked: options.blocked } : {}),
   });
   log.snapshot = () => scheduler.snapshot();
   const done = scheduler.run();

@@ -5,6 +5,7 @@ import { planLines } from "../../src/report/mod.ts";
 import {
   capAnnotation,
   customProviderDefaults,
+  PROVIDER_DEFAULTS,
   type ProviderLookup,
   resolvePlanCap,
 } from "../../src/scheduler/mod.ts";
@@ -132,7 +133,72 @@ Deno.test("S12 PLAN line 2 counts carried ordinals and is absent when nothing is
   const plan = fakePlan({ evals, experiments: [{ id: "x", attempts: 5, carried }] });
   const cap = resolvePlanCap(plan, { flag: 4 });
   const lines = planLines({ plan, cap: cap.cap, capAnnotation: capAnnotation(cap) });
-  assert.equal(lines[2], "  6 of 45 carried in from cache · 39 to run");
+  assert.equal(lines[2], "  6 of 45 reused from earlier runs · 39 to run");
   const fresh = fakePlan({ evals, experiments: [{ id: "x", attempts: 5 }] });
   assert.equal(planLines({ plan: fresh, cap: 4, capAnnotation: "from flag" }).length, 2);
+});
+
+Deno.test("issue 18.3: a local pair beside a direct-agent pair leaves G at 10 (from default)", () => {
+  const plan = planOf({ id: "local", provider: "local" }, { id: "direct" });
+  assert.deepEqual(resolvePlanCap(plan, {}), { cap: 10, source: "default", provider: null });
+  assert.match(line1(plan), /concurrency 10 \(from default\)/);
+});
+
+Deno.test("issue 18.3: local pairs alone still give G = 1 (from local default)", () => {
+  const plan = planOf({ id: "x", provider: "local" }, { id: "y", provider: "local" });
+  assert.deepEqual(resolvePlanCap(plan, {}), {
+    cap: 1,
+    source: "provider-default",
+    provider: "local",
+  });
+  assert.match(line1(plan), /concurrency 1 \(from local default\)/);
+});
+
+Deno.test("issue 18.3: an exclusive provider beside docker leaves the docker default", () => {
+  const plan = planOf({ id: "l", provider: "local" }, { id: "d", provider: "docker" });
+  assert.match(line1(plan), /concurrency 10 \(from docker default\)/);
+});
+
+Deno.test("issue 18.3: exclusive providers only give 1, named by the first reached", () => {
+  const lookup: ProviderLookup = (name) =>
+    name === "solo" ? customProviderDefaults({ name, exclusive: true }) : PROVIDER_DEFAULTS[name];
+  const plan = planOf({ id: "s", provider: "solo" }, { id: "l", provider: "local" });
+  assert.deepEqual(resolvePlanCap(plan, { lookup }), {
+    cap: 1,
+    source: "provider-default",
+    provider: "solo",
+  });
+  // With a direct pair beside them, neither exclusive provider counts.
+  const mixed = planOf({ id: "s", provider: "solo" }, { id: "l", provider: "local" }, { id: "d" });
+  assert.deepEqual(resolvePlanCap(mixed, { lookup }), {
+    cap: 10,
+    source: "default",
+    provider: null,
+  });
+});
+
+Deno.test("issue 18.3: a direct pair counts as the none row (10) beside other providers", () => {
+  const e2b = planOf({ id: "e", provider: "e2b" }, { id: "d" });
+  assert.match(line1(e2b), /concurrency 10 \(from default\)/);
+  const vercel = planOf({ id: "d" }, { id: "v", provider: "vercel" });
+  assert.match(line1(vercel), /concurrency 1 \(from vercel default\)/);
+  // A tie at 10 goes to the row reached first in slot order.
+  const directFirst = fakePlan({
+    evals: ["a", "b"],
+    experiments: [{ id: "d", evals: ["a"] }, { id: "k", evals: ["b"], provider: "docker" }],
+  });
+  assert.match(line1(directFirst), /concurrency 10 \(from default\)/);
+  const dockerFirst = fakePlan({
+    evals: ["a", "b"],
+    experiments: [{ id: "d", evals: ["b"] }, { id: "k", evals: ["a"], provider: "docker" }],
+  });
+  assert.match(line1(dockerFirst), /concurrency 10 \(from docker default\)/);
+});
+
+Deno.test("issue 18.3: a fully carried direct pair does not stop the local default", () => {
+  const plan = planOf(
+    { id: "d", carried: { "a#0": "passed", "b#0": "passed" } },
+    { id: "l", provider: "local" },
+  );
+  assert.match(line1(plan), /concurrency 1 \(from local default\)/);
 });

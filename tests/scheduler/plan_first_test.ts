@@ -31,7 +31,9 @@ Deno.test("S30 niceeval exp: an invalid third experiment exits 2 before any setu
   await p.write("experiments/c.ts", experiment("c", "  maxConcurrency: 0,"));
   const r = await p.run(["exp", "--json"]);
   assert.equal(r.code, 2, r.stderr);
-  assert.equal(r.stdout, "");
+  // issue 18.8: with --json the error is also one `error` line on stdout, and nothing else.
+  assert.equal(r.stdout.split("\n").length, 2);
+  assert.equal(JSON.parse(r.stdout).type, "error");
   assert.match(r.stderr, /maxConcurrency/);
   for (const name of ["a", "b", "c"]) {
     await assert.rejects(Deno.stat(join(p.dir, `setup-${name}.txt`)), Deno.errors.NotFound);

@@ -484,7 +484,7 @@ Deno.test({
             env: hostEnv({ NICEEVAL_STATE_DIR: p.stateDir, TMPDIR: p.tmp }),
           });
           assert.equal(r.code, 0, describeRun(r));
-          assert.match(r.stdout, /^PLAN\n {2}4 attempts · 4 evals × 1 config/);
+          assert.match(r.stdout, /^PLAN\n {2}4 attempts \(4 evals × 1 experiment\)/);
           assert.match(r.stdout, /\n {2}4 passed · 0 failed · 0 errored/);
         },
       );

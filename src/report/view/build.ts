@@ -91,6 +91,8 @@ export function buildViewModel(input: ViewInput): ViewModel {
       originRunId: a.originRunId,
       verdict: a.verdict,
       score: a.score,
+      possible: a.possible ?? null,
+      passAt: a.passAt ?? null,
       outcome: a.outcome,
       durationMs: a.durationMs,
       usage: a.usage ?? null,
@@ -139,7 +141,10 @@ function experimentsOf(
     const own = byExperiment.get(e.id)!;
     const pass = own.filter((r) => r.kind === "pass");
     const score = own.filter((r) => r.kind === "score");
-    const scored = score.filter((r) => r.attempt?.verdict === "scored");
+    // A score below its passAt is failed and still scored (docs/scores.md).
+    const scored = score.filter((r) =>
+      r.attempt?.verdict === "scored" || r.attempt?.verdict === "failed"
+    );
     const attempts = own.flatMap((r) => r.attempt ? [r.attempt] : []);
     const durations = attempts.map((a) => a.durationMs).sort((x, y) => x - y);
     return {
@@ -154,6 +159,11 @@ function experimentsOf(
       meanScore: scored.length === 0
         ? null
         : scored.reduce((s, r) => s + (r.attempt!.score ?? 0), 0) / scored.length,
+      meanPossible: scored.length === 0 || scored.some((r) =>
+          (r.attempt!.possible ?? null) === null
+        )
+        ? null
+        : scored.reduce((s, r) => s + r.attempt!.possible!, 0) / scored.length,
       scoreSlots: score.length,
       durationP50Ms: percentile(durations, 0.5),
       durationP95Ms: percentile(durations, 0.95),

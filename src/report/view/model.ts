@@ -46,8 +46,13 @@ export interface ViewExperiment {
   readonly passRate: number | null;
   /** Slots of pass evals. */
   readonly passSlots: number;
-  /** Mean score over the scored slots of score evals; null without any. */
+  /**
+   * Mean score over the scored slots of score evals (those below their passAt included); null
+   * without any.
+   */
   readonly meanScore: number | null;
+  /** Mean possible score of those slots (docs/scores.md); null without any or when one is unknown. */
+  readonly meanPossible?: number | null;
   /** Slots of score evals. */
   readonly scoreSlots: number;
   /** Median and 95th percentile of the Attempts' durations; null without Attempts. */
@@ -97,6 +102,9 @@ export interface ViewAttempt {
   readonly model: string | null;
   readonly verdict: string;
   readonly score: number | null;
+  /** Score evals: the possible score and the passAt it ran with (docs/scores.md). */
+  readonly possible?: number | null;
+  readonly passAt?: number | null;
   readonly outcome: string;
   readonly startedAt: string;
   readonly durationMs: number;

@@ -29,7 +29,15 @@ Deno.test({
     try {
       const end = ndjson(r.stdout).find((e) => e.type === "attempt_end");
       assert.equal(end?.verdict, "passed", r.stdout.slice(-4000) + r.stderr.slice(-2000));
-      assert.deepEqual(end?.usage, { inputTokens: 6, outputTokens: 4, requests: 2, costUSD: 0.25 });
+      assert.deepEqual(end?.usage, {
+        inputTokens: 6,
+        outputTokens: 4,
+        cacheReadTokens: null,
+        cacheCreationTokens: null,
+        reasoningTokens: null,
+        requests: 2,
+        costUSD: 0.25,
+      });
     } finally {
       for (const id of runIdsOf(r.stdout)) await removeRun(client, id);
     }

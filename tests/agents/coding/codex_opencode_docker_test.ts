@@ -35,7 +35,16 @@ Deno.test({
       assert.equal(codex?.verdict, "passed", dump);
       assert.equal(opencode?.verdict, "passed", dump);
       // Codex: the resumed run reports the thread total (6/4); each turn counts its share.
-      assert.deepEqual(codex?.usage, { inputTokens: 6, outputTokens: 4 });
+      // OUT-J1: every usage key is present, null when the CLI did not report it.
+      assert.deepEqual(codex?.usage, {
+        inputTokens: 6,
+        outputTokens: 4,
+        cacheReadTokens: null,
+        cacheCreationTokens: null,
+        reasoningTokens: null,
+        requests: null,
+        costUSD: null,
+      });
       assert.deepEqual(opencode?.usage, {
         inputTokens: 6,
         outputTokens: 4,
@@ -43,6 +52,7 @@ Deno.test({
         cacheCreationTokens: 0,
         reasoningTokens: 0,
         requests: 2,
+        costUSD: null,
       });
     } finally {
       for (const id of runIdsOf(r.stdout)) await removeRun(client, id);
