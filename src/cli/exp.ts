@@ -214,6 +214,7 @@ async function execute(
         random: io.random,
         onEvent: emit,
         cap: inv.planned.cap.cap,
+        capSource: inv.planned.cap.source,
         ...(wiring.ramp ? { ramp: wiring.ramp.options } : {}),
         abandon: abandonedResult,
         coordination,

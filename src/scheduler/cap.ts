@@ -3,7 +3,13 @@ import type { RunEvent } from "../_shared/mod.ts";
 import type { Plan } from "../plan/mod.ts";
 
 /** Where G came from. */
-type CapSource = "flag" | "ramp-flag" | "config" | "ramp-config" | "provider-default" | "default";
+export type CapSource =
+  | "flag"
+  | "ramp-flag"
+  | "config"
+  | "ramp-config"
+  | "provider-default"
+  | "default";
 
 /** The resolved global cap. */
 export interface ResolvedCap {
@@ -156,10 +162,22 @@ export function resolvePlanCap(
  */
 export function exclusiveSerialWarnings(
   plan: Plan,
-  options: { readonly gmax: number; readonly at: number; readonly ramp?: boolean },
+  options: {
+    readonly gmax: number;
+    readonly at: number;
+    readonly ramp?: boolean;
+    /** Where G came from; a default is named in the user's words, not as a flag never passed. */
+    readonly capSource?: CapSource;
+  },
 ): RunEvent[] {
   const { gmax, at } = options;
-  const cap = options.ramp ? `the ramp's ceiling ${gmax}` : `--max-concurrency ${gmax}`;
+  const cap = options.ramp
+    ? `the ramp's ceiling ${gmax}`
+    : options.capSource === "default" || options.capSource === "provider-default"
+    ? `the concurrency limit ${gmax}`
+    : options.capSource === "config"
+    ? `maxConcurrency ${gmax} of the config`
+    : `--max-concurrency ${gmax}`;
   if (gmax <= 1) return [];
   const lanes = new Map<string, string>();
   for (const slot of plan.slots) {

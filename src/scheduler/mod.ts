@@ -26,7 +26,13 @@ export type {
 } from "./control.ts";
 export { fileMachineSlots } from "./machine_budget.ts";
 export type { MachineSlotSource } from "./machine_budget.ts";
-export { capAnnotation, customProviderDefaults, PROVIDER_DEFAULTS, resolvePlanCap } from "./cap.ts";
+export {
+  capAnnotation,
+  customProviderDefaults,
+  exclusiveSerialWarnings,
+  PROVIDER_DEFAULTS,
+  resolvePlanCap,
+} from "./cap.ts";
 export type { ProviderDefaults, ProviderLookup, ResolvedCap } from "./cap.ts";
 export type { JudgePrecheck } from "./judge.ts";
 export { BUILD_TIMEOUT_MS, FORCE_CLEANUP_MS, RAMP_WINDOW_MS } from "./constants.ts";

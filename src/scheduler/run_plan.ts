@@ -116,7 +116,14 @@ export class Scheduler {
     const at = this.#o.clock.now();
     const gmax = this.#o.ramp?.settings.to ?? this.#o.cap; // LANE-4: a ramp's ceiling
     const ramp = this.#o.ramp !== undefined;
-    for (const warning of exclusiveSerialWarnings(this.#plan, { gmax, at, ramp })) {
+    for (
+      const warning of exclusiveSerialWarnings(this.#plan, {
+        gmax,
+        at,
+        ramp,
+        ...(this.#o.capSource ? { capSource: this.#o.capSource } : {}),
+      })
+    ) {
       this.#o.onEvent(warning);
     }
     this.#p.judge.start();

@@ -3,6 +3,7 @@ import type { AttemptResult, Clock, Random } from "../_shared/mod.ts";
 import type { KeyedMutex, ProcessIdentity, ProcessProbe } from "../coordination/mod.ts";
 import type { RunEventCallback } from "./_events.ts";
 import type { ArtifactBuilds, BuildSnapshot } from "./builds.ts";
+import type { CapSource } from "./cap.ts";
 import type { AbandonAttempt } from "./control.ts";
 import type { GateSnapshot } from "./gate.ts";
 import type { JudgePrecheck, JudgePrecheckState } from "./judge.ts";
@@ -24,6 +25,8 @@ export interface RunPlanOptions {
   readonly onEvent: RunEventCallback;
   /** The global cap G; with a ramp, its `from` (rounds use it, PRIO-3). */
   readonly cap: number;
+  /** Where `cap` came from (CAP-1), for the words of its warnings; unset reads as the flag. */
+  readonly capSource?: CapSource;
   /** The adaptive ramp (scheduling.md §23); without it G stays `cap`. */
   readonly ramp?: RampOptions;
   /** Builds the result of an Attempt abandoned after the abort grace period. */

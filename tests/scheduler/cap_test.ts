@@ -5,6 +5,7 @@ import { planLines } from "../../src/report/mod.ts";
 import {
   capAnnotation,
   customProviderDefaults,
+  exclusiveSerialWarnings,
   PROVIDER_DEFAULTS,
   type ProviderLookup,
   resolvePlanCap,
@@ -201,4 +202,24 @@ Deno.test("issue 18.3: a fully carried direct pair does not stop the local defau
     { id: "l", provider: "local" },
   );
   assert.match(line1(plan), /concurrency 1 \(from local default\)/);
+});
+
+Deno.test("issue 18.3 and 18.6: the local lane warning names a default limit in words, a flag as the flag (LANE-4)", () => {
+  const plan = fakePlan({
+    evals: evalIds(2),
+    experiments: [{ id: "l", provider: "local" }, { id: "d" }],
+  });
+  const message = (capSource?: "default" | "flag" | "config") =>
+    exclusiveSerialWarnings(plan, { gmax: 10, at: 0, ...(capSource ? { capSource } : {}) })
+      .map((w) => w.type === "diagnostic" ? w.message : "");
+  assert.deepEqual(message("default"), [
+    'the "local" provider runs attempts one at a time; the concurrency limit 10 does not apply to it',
+  ]);
+  assert.deepEqual(message("config"), [
+    'the "local" provider runs attempts one at a time; maxConcurrency 10 of the config does not apply to it',
+  ]);
+  assert.deepEqual(message("flag"), [
+    'the "local" provider runs attempts one at a time; --max-concurrency 10 does not apply to it',
+  ]);
+  assert.deepEqual(message(), message("flag"));
 });
