@@ -63,6 +63,7 @@ export {
   MIN_CREATES_PER_SECOND,
 } from "./limits.ts";
 export { isOsError, osErrorReason } from "./os_error.ts";
+export { USAGE_FIELDS } from "./stream.ts";
 export type {
   ErrorEvent,
   MessageEvent,

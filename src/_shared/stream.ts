@@ -15,6 +15,17 @@ export interface Usage {
   costUSD?: number;
 }
 
+/** Every usage field, in the order reports list them; all are counts except `costUSD`. */
+export const USAGE_FIELDS: readonly (keyof Usage)[] = Object.freeze([
+  "inputTokens",
+  "outputTokens",
+  "cacheReadTokens",
+  "cacheCreationTokens",
+  "reasoningTokens",
+  "requests",
+  "costUSD",
+]);
+
 /** An assistant or user message. */
 export interface MessageEvent {
   type: "message";

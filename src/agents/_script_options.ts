@@ -4,10 +4,10 @@
  */
 import { DefinitionError } from "../_shared/mod.ts";
 import { deepFreeze, isPlainObject, type JsonValue } from "../_shared/mod.ts";
-import { check, checkOptions, describe, MAX_TIMER_MS } from "../_shared/mod.ts";
+import { check, checkOptions, describe, MAX_TIMER_MS, USAGE_FIELDS } from "../_shared/mod.ts";
 import { choices, jsonProblem } from "./_problem.ts";
 import type { AgentContext, EvidenceCoverage, TurnInput, Usage } from "./types.ts";
-import { copyUsage, USAGE_FIELDS, validateUsage } from "./usage.ts";
+import { copyUsage, validateUsage } from "./usage.ts";
 
 /** One scripted tool occurrence. */
 interface ScriptTool {

@@ -1,18 +1,7 @@
 /** Token usage of turns (authoring.md §7.2) and its sums over a scope (§3.4 rule 5). */
 import { objectProblem, type Problem, problem } from "./_problem.ts";
-import { describe } from "../_shared/mod.ts";
+import { describe, USAGE_FIELDS } from "../_shared/mod.ts";
 import type { Usage } from "./types.ts";
-
-/** Every usage field; all are counts except `costUSD`. */
-export const USAGE_FIELDS: readonly (keyof Usage)[] = Object.freeze([
-  "inputTokens",
-  "outputTokens",
-  "cacheReadTokens",
-  "cacheCreationTokens",
-  "reasoningTokens",
-  "requests",
-  "costUSD",
-]);
 
 /**
  * Checks a reported usage: token counts and `requests` are non-negative integers, `costUSD` is

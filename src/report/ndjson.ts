@@ -1,5 +1,5 @@
 /** `exp --json`: the NDJSON event stream (cli.md §6). Absent values are `null`, never omitted. */
-import { isoTime } from "../_shared/mod.ts";
+import { isoTime, USAGE_FIELDS } from "../_shared/mod.ts";
 import type { AttemptResult, RunEvent, Usage } from "../_shared/mod.ts";
 import type { Plan } from "../plan/mod.ts";
 import { locatorOf } from "../record/mod.ts";
@@ -327,25 +327,14 @@ export class NdjsonReporter {
   }
 }
 
-/** Keys of `attempt_end.usage`, each present (null when the agent did not report it, OUT-J1). */
-const USAGE_KEYS = [
-  "inputTokens",
-  "outputTokens",
-  "cacheReadTokens",
-  "cacheCreationTokens",
-  "reasoningTokens",
-  "requests",
-  "costUSD",
-] as const satisfies readonly (keyof Usage)[];
-
 /**
- * `attempt_end.usage`: null without usage, else every key of {@link USAGE_KEYS}, absent ones
+ * `attempt_end.usage`: null without usage, else every key of {@link USAGE_FIELDS}, absent ones
  * null (OUT-J1); other keys an agent reported are kept.
  */
 function usageLine(usage: Usage | null): Record<string, unknown> | null {
   if (usage === null) return null;
   const line: Record<string, unknown> = {};
-  for (const key of USAGE_KEYS) line[key] = null;
+  for (const key of USAGE_FIELDS) line[key] = null;
   for (const [key, value] of Object.entries(usage)) line[key] = value ?? null;
   return line;
 }

@@ -164,6 +164,12 @@ export interface SandboxProvider<Spec = unknown, Plan = unknown> {
   /** Destroys partial instances before rejecting; stamps the owner (rule 22). */
   create(plan: Plan, ctx: CreateContext): Promise<SandboxHandle>;
   classifyCreateError(error: unknown): CreateErrorClass;
+  /**
+   * Checked once per experiment that has Attempts to run, before any of them starts (docs/bail.md):
+   * null when the provider can run, else what is missing (a credential, say) and how to fix it.
+   * The experiment is then halted with `provider "<name>" cannot run: <message>`.
+   */
+  precondition?(): { readonly message: string; readonly hint?: string } | null;
   findOwned?(filter: Partial<OwnerStamp>, signal: AbortSignal): Promise<readonly OwnedInstance[]>;
   destroyDetached?(id: string, signal: AbortSignal): Promise<"destroyed" | "already-gone">;
 }
