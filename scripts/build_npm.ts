@@ -41,7 +41,9 @@ const PUBLIC_ENTRIES: readonly PublicEntry[] = [
 export const EXTERNALS: Readonly<Record<string, string>> = {
   "esbuild-wasm": "the embedded loader reads esbuild.wasm next to the package's own files",
   "dockerode": "the docker provider's client; loaded only when a plan uses docker",
+  "e2b": "the e2b provider's client; loaded only when a plan or a sandbox command uses e2b",
   "tar-stream": "the docker provider's file transfers; loaded only when a plan uses docker",
+  "@vercel/sandbox": "the vercel provider's client; loaded only when a plan uses vercel",
 };
 
 /** The bare-name prefix that stands for a relative import in the declaration stage. */

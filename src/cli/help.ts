@@ -8,7 +8,12 @@ import { VIEW_FLAGS } from "./view_flags.ts";
 /** Flags of `sandbox list` (sandboxes.md §7.3). */
 export const SANDBOX_LIST_FLAGS: readonly FlagSpec[] = [
   { name: "orphans", description: "only orphaned and unverified sandboxes (default: all)" },
-  { name: "provider", value: "<name>", description: "only this provider (default: all)" },
+  {
+    name: "provider",
+    value: "<name>",
+    description:
+      "only this provider: local, docker, e2b or vercel (default: all that can be reached)",
+  },
   { name: "json", description: "one JSON document on stdout (default: off)" },
 ];
 
@@ -18,7 +23,12 @@ export const SANDBOX_PRUNE_FLAGS: readonly FlagSpec[] = [
     name: "force",
     description: "also destroy sandboxes whose owner cannot be verified (default: orphans only)",
   },
-  { name: "provider", value: "<name>", description: "only this provider (default: all)" },
+  {
+    name: "provider",
+    value: "<name>",
+    description:
+      "only this provider: local, docker, e2b or vercel (default: all that can be reached)",
+  },
   { name: "json", description: "one JSON document on stdout (default: off)" },
 ];
 

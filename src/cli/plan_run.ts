@@ -2,7 +2,7 @@
  * Planning for `exp`: wires selection, identity, carry decisions, physical sandboxes, the plan and
  * the global cap from their domains; `openSandboxes` wires the sandbox side of a run.
  */
-import type { RunEventSink } from "../_shared/mod.ts";
+import { errorMessage, realClock, type RunEventSink } from "../_shared/mod.ts";
 import { SandboxRuntime } from "../attempt/mod.ts";
 import {
   isRecordRootBusy,
@@ -34,6 +34,7 @@ import {
   type MachineBudget,
   machineBudgetsBelow,
   ownerIdentityOf,
+  type ProviderRegistry,
   resolvePhysicalPairs,
   sweepLocalOrphans,
 } from "../sandbox/mod.ts";
@@ -378,13 +379,18 @@ export async function openSandboxes(
 
 /**
  * Checks the agent precondition of every experiment that has Attempts to run, once, before
- * dispatch (docs/bail.md); not under `--dry`. Returns the experiments that must start none.
+ * dispatch (docs/bail.md), then the precondition of each built-in provider its runnable slots use
+ * (a missing credential, docs/e2b.md); not under `--dry`. Returns the experiments that must start
+ * none. `registry` defaults to the built-in providers over `env`.
  */
 export async function failedPreconditions(
   plan: Plan,
   env: Readonly<Record<string, string>>,
+  o: { registry?: ProviderRegistry } = {},
 ): Promise<NonNullable<RunPlanOptions["blocked"]>> {
   const blocked = new Map<string, { message: string; hint: string | null }>();
+  const registry = o.registry ?? createProviderRegistry({ hostEnv: { ...env }, clock: realClock });
+  const providers = new Map<string, Promise<{ message: string; hint: string | null } | null>>();
   for (const experiment of plan.experiments) {
     if (experiment.runnable === 0) continue;
     const def = experiment.discovered.definition;
@@ -393,7 +399,47 @@ export async function failedPreconditions(
       model: def.model,
       env: (name) => env[name],
     });
-    if (failure) blocked.set(experiment.id, failure);
+    if (failure) {
+      blocked.set(experiment.id, failure);
+      continue;
+    }
+    for (const name of runnableProviders(plan, experiment.index)) {
+      if (!registry.names().includes(name)) continue; // custom providers declare none
+      if (!providers.has(name)) providers.set(name, providerPrecondition(registry, name));
+      const found = await providers.get(name)!;
+      if (found) {
+        blocked.set(experiment.id, found);
+        break;
+      }
+    }
   }
   return blocked;
+}
+
+/** The providers of an experiment's slots that will run (not carried), in slot order. */
+function runnableProviders(plan: Plan, experimentIndex: number): string[] {
+  const names = new Set<string>();
+  for (const slot of plan.slots) {
+    if (slot.experimentIndex !== experimentIndex || slot.carry.action !== "run") continue;
+    if (slot.sandbox) names.add(slot.sandbox.provider);
+  }
+  return [...names];
+}
+
+/** One built-in provider's precondition as a halt message (`provider "<name>" cannot run: …`). */
+async function providerPrecondition(
+  registry: ProviderRegistry,
+  name: string,
+): Promise<{ message: string; hint: string | null } | null> {
+  const prefix = `provider "${name}" cannot run`;
+  try {
+    const found = (await registry.get(name)).precondition?.() ?? null;
+    if (found === null) return null;
+    return {
+      message: `${prefix}: ${found.message}`,
+      hint: typeof found.hint === "string" && found.hint !== "" ? found.hint : null,
+    };
+  } catch (error) {
+    return { message: `${prefix}: its precondition threw: ${errorMessage(error)}`, hint: null };
+  }
 }

@@ -1,8 +1,8 @@
 /**
  * `niceeval sandbox list` and `niceeval sandbox prune` (sandboxes.md §7.3, cli.md CMD-19): find
  * stamped sandboxes, classify their owners (§7.2) and destroy orphans. Neither loads a project,
- * config or user code. Providers covered in this release: `local` always, `docker` when a daemon
- * answers within 2 s (rule 93).
+ * config or user code. Providers covered: `local` always, `docker` when a daemon answers within 2 s,
+ * `e2b` and `vercel` when their credential variable is set (rule 93).
  */
 import { errorMessage, formatDuration, raceAbort, UsageError } from "../_shared/mod.ts";
 import { createProcessProbe, type ProcessProbe } from "../coordination/mod.ts";
@@ -20,7 +20,7 @@ import type { Io } from "./io.ts";
 
 /** Options of both commands. */
 export interface SandboxCommandOptions {
-  /** Only this provider; `local` is the only one in this release. */
+  /** Only this provider (one of {@link PROVIDERS}). */
   readonly provider?: string;
   readonly json: boolean;
   /** `list`: keep only `orphan` and `unverified` rows. */
@@ -37,7 +37,12 @@ export interface SandboxCommandDeps {
 }
 
 /** Providers `sandbox list` and `prune` can query. */
-const PROVIDERS = ["local", "docker"] as const;
+const PROVIDERS = ["local", "docker", "e2b", "vercel"] as const;
+/** Cloud providers and the variable that must be set for them to be queried (rule 93). */
+const CLOUD_CREDENTIALS: readonly (readonly [string, string])[] = [
+  ["e2b", "E2B_API_KEY"],
+  ["vercel", "VERCEL_TOKEN"],
+];
 /** How long the docker daemon may take to answer before it counts as absent (rule 93). */
 const DOCKER_QUERY_MS = 2_000;
 
@@ -154,9 +159,28 @@ async function findSandboxes(
       providers.push({ name: "docker", reachable: true });
     }
   }
+  const cloud = new Map<string, SandboxProvider>();
+  for (const [name, variable] of CLOUD_CREDENTIALS) {
+    if (o.provider !== undefined && o.provider !== name) continue;
+    if (!io.env[variable]) {
+      // Only a provider asked for by name says why it was left out.
+      if (o.provider === name) io.stderr.write(`${name}: ${variable} is not set; not queried\n`);
+      continue;
+    }
+    try {
+      const provider = await createProviderRegistry({ hostEnv: io.env, clock: io.clock }).get(name);
+      await classify(name, await provider.findOwned!({}, io.interrupt));
+      cloud.set(name, provider);
+      providers.push({ name, reachable: true });
+    } catch (error) {
+      io.interrupt.throwIfAborted();
+      providers.push({ name, reachable: false, error: errorMessage(error) });
+    }
+  }
   const destroy = (row: Row) => {
     if (row.provider === "local") return destroyLocalRoot(localTmpDir(io.env), row.instance.id);
-    return docker!.destroyDetached!(row.instance.id, io.interrupt);
+    const provider = row.provider === "docker" ? docker! : cloud.get(row.provider)!;
+    return provider.destroyDetached!(row.instance.id, io.interrupt);
   };
   return { providers, rows, destroy };
 }

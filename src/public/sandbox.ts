@@ -1,8 +1,8 @@
 /**
  * @module
  * `niceeval/sandbox`: sandbox layers for sandbox agents. A template layer chooses the provider
- * (`localSandbox`, `dockerSandbox`, or a custom one made with `defineSandbox`); `sandboxLayer` adds a fixture, hooks
- * and prepare steps without choosing one. Layers go into the `sandbox` option of an Experiment,
+ * (`localSandbox`, `dockerSandbox`, `e2bSandbox`, `vercelSandbox`, or a custom one made with
+ * `defineSandbox`); `sandboxLayer` adds a fixture, hooks and prepare steps without choosing one. Layers go into the `sandbox` option of an Experiment,
  * Eval or Eval group; the test body reaches the sandbox through `t.sandbox`.
  *
  * @example
@@ -12,12 +12,21 @@
  * export const layer = sandboxLayer().prepare("git init -q", ["touch", "notes.md"]);
  * ```
  */
-export { defineSandbox, dockerSandbox, localSandbox, sandboxLayer } from "../sandbox/mod.ts";
+export {
+  defineSandbox,
+  dockerSandbox,
+  e2bSandbox,
+  localSandbox,
+  sandboxLayer,
+  vercelSandbox,
+} from "../sandbox/mod.ts";
 export type {
   DefineSandboxOptions,
   DockerSandboxOptions,
   DockerSource,
+  E2BSandboxOptions,
   LocalSandboxOptions,
+  VercelSandboxOptions,
 } from "../sandbox/mod.ts";
 export {
   SandboxAbortedError,

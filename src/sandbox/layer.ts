@@ -157,6 +157,87 @@ export function dockerSandbox(o: DockerSandboxOptions): SandboxLayer {
   return makeLayer({ ...state, spec: Object.freeze(spec) });
 }
 
+/** Options of {@link e2bSandbox}. */
+export interface E2BSandboxOptions extends LayerCommon {
+  /** The E2B template name or id, e.g. `"base"`. */
+  template: string;
+  /** The default user of every command and file operation. @default {"user"} */
+  user?: string;
+  /** The absolute workdir, created at start. @default {"/home/user/workspace"} */
+  workdir?: string;
+}
+
+/**
+ * A template layer for the `e2b` provider: one E2B cloud sandbox per physical sandbox, created
+ * from a template. The API key is read from `E2B_API_KEY` in the environment only.
+ *
+ * @param o The template, default user and workdir.
+ * @returns An immutable template layer.
+ * @throws {SandboxConfigError} When an option is unknown or invalid, or `template` is missing.
+ * @example
+ * ```ts
+ * import { e2bSandbox } from "niceeval/sandbox";
+ * export const sandbox = e2bSandbox({ template: "base" }).prepare("git init -q");
+ * ```
+ */
+export function e2bSandbox(o: E2BSandboxOptions): SandboxLayer {
+  const what = "e2bSandbox()";
+  const options = checkLayerOptions(
+    o,
+    ["fixture", "lifetimeMs", "template", "user", "workdir"],
+    what,
+  );
+  const spec: Record<string, unknown> = {
+    template: nonEmpty(options.template, "template", what),
+  };
+  if (options.user !== undefined) spec.user = nonEmpty(options.user, "user", what);
+  if (options.workdir !== undefined) {
+    spec.workdir = absolutePosix(options.workdir, "workdir", what);
+  }
+  return makeLayer(commonState("e2b", options, what, Object.freeze(spec)));
+}
+
+/** Options of {@link vercelSandbox}: a snapshot or a runtime, never both. */
+export interface VercelSandboxOptions extends LayerCommon {
+  /** A snapshot to start from. @default {none: the runtime is used} */
+  snapshotId?: string;
+  /** The runtime image when no snapshot is given. @default {"node24"} */
+  runtime?: "node26" | "node24" | "node22" | "python3.13";
+  /** Virtual CPUs (2048 MB of memory each). @default {the Vercel default} */
+  vcpus?: number;
+}
+
+const VERCEL_RUNTIMES: readonly string[] = ["node26", "node24", "node22", "python3.13"];
+
+/**
+ * A template layer for the `vercel` provider: one Vercel Sandbox microVM per physical sandbox,
+ * started from a snapshot or a runtime. Credentials come from the environment only
+ * (`VERCEL_TOKEN`, `VERCEL_TEAM_ID`, `VERCEL_PROJECT_ID`, else `VERCEL_OIDC_TOKEN`).
+ *
+ * @param o The snapshot or runtime and the vCPUs.
+ * @returns An immutable template layer.
+ * @throws {SandboxConfigError} When an option is unknown or invalid, or both `snapshotId` and
+ *   `runtime` are given.
+ * @example
+ * ```ts
+ * import { vercelSandbox } from "niceeval/sandbox";
+ * export const sandbox = vercelSandbox({ runtime: "node22", vcpus: 2 }).prepare("git init -q");
+ * ```
+ */
+export function vercelSandbox(o?: VercelSandboxOptions): SandboxLayer {
+  const what = "vercelSandbox()";
+  const known = ["fixture", "lifetimeMs", "snapshotId", "runtime", "vcpus"];
+  const options = checkLayerOptions(o, known, what);
+  if (options.snapshotId !== undefined && options.runtime !== undefined) {
+    throw new SandboxConfigError("runtime", `${what}: give either snapshotId or runtime, not both`);
+  }
+  const spec: Record<string, unknown> = options.snapshotId !== undefined
+    ? { snapshotId: nonEmpty(options.snapshotId, "snapshotId", what) }
+    : { runtime: oneOf(options.runtime ?? "node24", VERCEL_RUNTIMES, "runtime", what) };
+  if (options.vcpus !== undefined) spec.vcpus = positiveInteger(options.vcpus, "vcpus", what);
+  return makeLayer(commonState("vercel", options, what, Object.freeze(spec)));
+}
+
 /**
  * A template layer for a custom provider whose `create` returns a {@link SandboxHandle}.
  *

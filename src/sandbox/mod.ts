@@ -3,7 +3,7 @@
  * Owns sandbox layers and their factories, the facade (`t.sandbox`, hook argument), the sandbox
  * lifecycle of one Attempt (create with retry, setups, fixtures, prepare, ledger baseline, the
  * cleanup stack), reuse and Eval-group pools with their ledger, owner stamps and crash cleanup, the
- * provider contract and registry, and the providers (`local`, `docker`, custom).
+ * provider contract and registry, and the providers (`local`, `docker`, `e2b`, `vercel`, custom).
  *
  * This domain never schedules (lanes, machine slots and pacing reach it as callbacks), never decides
  * verdicts and never writes the Record: failures and diagnostics leave it as data.
@@ -12,15 +12,19 @@ export {
   checkLayerPaths,
   defineSandbox,
   dockerSandbox,
+  e2bSandbox,
   layerHookIdentities,
   localSandbox,
   sandboxLayer,
+  vercelSandbox,
 } from "./layer.ts";
 export type {
   DefineSandboxOptions,
   DockerSandboxOptions,
   DockerSource,
+  E2BSandboxOptions,
   LocalSandboxOptions,
+  VercelSandboxOptions,
 } from "./layer.ts";
 export { layerState } from "./_layer_state.ts";
 export { layerIdentity } from "./layer_identity.ts";

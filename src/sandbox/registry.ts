@@ -44,6 +44,14 @@ const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderLoader>> = Object.freez
       networkGate: permits === undefined ? undefined : createNetworkGate(permits),
     }) as SandboxProvider;
   },
+  e2b: async (ctx: ProviderContext) => {
+    const { createE2BProvider } = await import("./providers/e2b.ts");
+    return createE2BProvider({ hostEnv: ctx.hostEnv, clock: ctx.clock }) as SandboxProvider;
+  },
+  vercel: async (ctx: ProviderContext) => {
+    const { createVercelProvider } = await import("./providers/vercel.ts");
+    return createVercelProvider({ hostEnv: ctx.hostEnv, clock: ctx.clock }) as SandboxProvider;
+  },
 });
 
 /** Providers by name. */

@@ -82,6 +82,8 @@ export interface FakeProvider extends SandboxProvider<unknown, string> {
   readonly handles: FakeHandle[];
   /** Provision tokens of every create try, in order. */
   readonly tries: string[];
+  /** Clock time of every create try, in order. */
+  readonly triedAt: number[];
   /** Instances the backend holds (created, leaked, not destroyed). */
   readonly backend: Map<string, OwnerStamp>;
   readonly findOwnedCalls: Partial<OwnerStamp>[];
@@ -94,6 +96,7 @@ export function createFakeProvider(o: FakeProviderOptions): FakeProvider {
   const failures = [...(o.failures ?? [])].map((f) => typeof f === "string" ? { class: f } : f);
   const handles: FakeHandle[] = [];
   const tries: string[] = [];
+  const triedAt: number[] = [];
   const backend = new Map<string, OwnerStamp>();
   const findOwnedCalls: Partial<OwnerStamp>[] = [];
   const destroyed: string[] = [];
@@ -103,12 +106,14 @@ export function createFakeProvider(o: FakeProviderOptions): FakeProvider {
     scheduling: { recommendedConcurrency: 5, admission: "shared", laneKey: name, ...o.scheduling },
     handles,
     tries,
+    triedAt,
     backend,
     findOwnedCalls,
     destroyed,
     plan: () => Promise.resolve({ plan: "fake-plan", identity: "fake-identity", buildKeys: [] }),
     create: async (_plan: string, ctx: CreateContext) => {
       tries.push(ctx.owner.provisionToken);
+      triedAt.push(o.clock.now());
       if (o.createLatencyMs) await sleep(o.clock, o.createLatencyMs, { signal: ctx.signal });
       ctx.signal.throwIfAborted();
       const id = `${name}-${++next}`;

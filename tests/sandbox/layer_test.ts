@@ -156,7 +156,7 @@ Deno.test("defineSandbox() providers get rule 24 scheduling and classify as fata
 
 Deno.test("createProviderRegistry() answers an unknown name with the registered names", async () => {
   const registry = createProviderRegistry({ hostEnv: {}, clock: realClock });
-  assert.deepEqual(registry.names(), ["docker", "local"]);
+  assert.deepEqual(registry.names(), ["docker", "e2b", "local", "vercel"]);
   const local = await registry.get("local");
   assert.deepEqual(local.scheduling, {
     recommendedConcurrency: 1,
@@ -168,7 +168,7 @@ Deno.test("createProviderRegistry() answers an unknown name with the registered 
   assert.equal(error?.code, "sandbox-config-invalid");
   assert.match(
     error.message,
-    /did you mean "local"\?.*registered providers are "docker", "local"/,
+    /did you mean "local"\?.*registered providers are "docker", "e2b", "local", "vercel"/,
   );
   await assert.rejects(() => registry.forLayer(sandboxLayer()), /no template/);
 });
@@ -186,8 +186,10 @@ Deno.test("niceeval/sandbox exports the factories and the error classes of §2.5
     "SandboxUnsupportedError",
     "defineSandbox",
     "dockerSandbox",
+    "e2bSandbox",
     "localSandbox",
     "sandboxLayer",
+    "vercelSandbox",
   ]);
   const error = new publicSandbox.SandboxRetiredError("gone");
   assert.deepEqual([error.name, error.code, error instanceof publicSandbox.SandboxError], [

@@ -60,3 +60,25 @@ Deno.test("paced fresh creates start 500 ms apart and pacing waits hold no globa
   assert.deepEqual(starts, [0, 500, 1000]);
   assert.deepEqual(run.log.allViolations(), []);
 });
+
+Deno.test("issue 19: 30 Attempts with createsPerSecond 1 (the e2b default) create at most 1 sandbox per second", async () => {
+  // The harness provider is a custom one (a built-in name is refused), so the rate e2b gets by
+  // default is given in config; the previous test checks that e2b's default is this rate.
+  const run = await startSandboxRun({
+    cap: 20,
+    evals: Array.from({ length: 30 }, (_, i) => ({ id: `e${i}`, durationMs: 50 })),
+    experiments: [{ id: "x" }],
+    createsPerSecond: { fake: 1 },
+  });
+  const t0 = run.clock.now();
+  await run.finish();
+  const created = run.provider.triedAt.map((at) => at - t0);
+  assert.equal(created.length, 30);
+  // Any window of one second holds at most one create start: consecutive starts ≥ 1000 ms apart.
+  const gaps = created.slice(1).map((at, i) => at - created[i]!);
+  assert.ok(gaps.every((gap) => gap >= 1000), `gaps: ${gaps.join(", ")}`);
+  // Pacing is the only brake: with 20 slots and 50-ms Attempts, creates run at the paced rate.
+  assert.deepEqual(created, Array.from({ length: 30 }, (_, i) => i * 1000));
+  assert.equal(run.log.ofType("attempt_end").length, 30);
+  assert.deepEqual(run.log.allViolations(), []);
+});

@@ -524,21 +524,27 @@ Deno.test("expectedDependencies() lists deno and each external at the version de
     imports: {
       "esbuild-wasm": "npm:esbuild-wasm@^0.28",
       "dockerode": "npm:dockerode@^4",
+      "e2b": "npm:e2b@^2",
       "tar-stream": "npm:tar-stream@^3",
       "zod": "npm:zod@^4",
+      "@vercel/sandbox": "npm:@vercel/sandbox@^3",
     },
   };
   const lock = {
     specifiers: {
       "npm:esbuild-wasm@0.28": "0.28.2",
       "npm:dockerode@4": "4.0.12",
+      "npm:e2b@2": "2.51.0",
       "npm:tar-stream@3": "3.2.2",
       "npm:zod@4": "4.6.7",
+      "npm:@vercel/sandbox@3": "3.5.0",
     },
   };
   assert.deepEqual(expectedDependencies(config, lock, "2.9.6"), {
+    "@vercel/sandbox": "3.5.0",
     "deno": "2.9.6",
     "dockerode": "4.0.12",
+    "e2b": "2.51.0",
     "esbuild-wasm": "0.28.2",
     "tar-stream": "3.2.2",
   });
