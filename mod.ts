@@ -13,16 +13,18 @@ export * from "./src/public/root.ts";
 
 if (import.meta.main) {
   // Deliberately not awaited: user files import this very module, and a pending top-level await
-  // here would keep their imports waiting forever. `runProcess` ends the process itself.
-  Promise.all([
-    import("./src/cli/process.ts"),
-    import("./src/public/root.ts"),
-    import("./src/public/expect.ts"),
-    import("./src/public/adapter.ts"),
-    import("./src/public/sandbox.ts"),
-  ]).then(([{ runProcess }, root, expect, adapter, sandbox]) =>
+  // here would keep their imports waiting forever. `runProcess` ends the process itself. The
+  // public namespaces are imported only when a command runs, so that `--version` and `--help`
+  // load almost nothing beyond this module (docs/start.md).
+  import("./src/cli/process.ts").then(({ runProcess }) =>
     runProcess({
-      api: { root, expect, adapter, sandbox },
+      api: () =>
+        Promise.all([
+          import("./src/public/root.ts"),
+          import("./src/public/expect.ts"),
+          import("./src/public/adapter.ts"),
+          import("./src/public/sandbox.ts"),
+        ]).then(([root, expect, adapter, sandbox]) => ({ root, expect, adapter, sandbox })),
       apiUrls: {
         "niceeval": import.meta.url,
         "niceeval/expect": new URL("./src/public/expect.ts", import.meta.url).href,

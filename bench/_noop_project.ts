@@ -64,7 +64,7 @@ export async function measureChild(
   return { output, wallMs, peakKiB };
 }
 
-/** Directories a bench removes when its file unloads. */
+/** Directories a benchmark removes when its process ends. */
 const leftovers: string[] = [];
 globalThis.addEventListener("unload", () => {
   for (const dir of leftovers) {
@@ -76,7 +76,10 @@ globalThis.addEventListener("unload", () => {
   }
 });
 
-/** Removes `dirs` when the bench file unloads (not between cases: see cli_bench.ts). */
+/**
+ * Removes `dirs` when the benchmark process ends, not between cases: on some file systems creating
+ * files is slower for minutes after many files were deleted, and the next case would pay for it.
+ */
 export function removeAtUnload(...dirs: string[]): void {
   leftovers.push(...dirs);
 }

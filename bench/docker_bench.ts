@@ -2,9 +2,8 @@
  * The docker provider's cost per Attempt against a real daemon (sandboxes.md §8.2): create + one
  * exec + stop through the provider, next to a bare container run (create, start, wait, auto-remove)
  * of the same image through the Engine API; and the containers that N Attempts of a reuse
- * Experiment create (target: 1). Registered as ignored when no daemon answers.
- *
- * Run: `DOCKER_HOST=… ./scripts/deno bench -A --frozen bench/docker_bench.ts`
+ * Experiment create (target: 1). Reports one skip line when no daemon answers. Quick mode: one
+ * run of each, 2 reuse Attempts.
  */
 import { join } from "node:path";
 import { realClock } from "../src/_shared/clock.ts";
@@ -12,75 +11,93 @@ import { createDockerProvider } from "../src/sandbox/providers/docker.ts";
 import { DOCKER_LABELS, dockerClient } from "../src/sandbox/providers/docker/client.ts";
 import { stopContainer } from "../src/sandbox/providers/docker/stop.ts";
 import { dockerAvailability } from "../tests/_helpers/docker.ts";
+import { type Benchmark, type BenchOptions, type Figures, spread } from "./_harness.ts";
 
 const IMAGE = "niceeval-test/busybox-git:local";
 const REUSE_ATTEMPTS = 6;
+const QUICK_REUSE_ATTEMPTS = 2;
+const FULL_REPEATS = 10;
 const REPO = new URL("../", import.meta.url).pathname;
 
-const available = await dockerAvailability();
 const hostEnv = Deno.env.toObject();
 const docker = dockerClient(hostEnv);
 const provider = createDockerProvider({ hostEnv, clock: realClock, docker });
 const signal = new AbortController().signal;
 const runId = `bench-${crypto.randomUUID().slice(0, 8)}`;
 
-Deno.bench({
-  name: "provider create + exec + stop (one fresh sandbox)",
-  group: "per attempt",
-  baseline: true,
-  ignore: !available.ok,
-  async fn() {
-    const { plan } = await provider.plan(
-      { image: IMAGE, workdir: "/workspace", network: "none", user: "sandbox" },
-      { projectRoot: REPO, signal },
-    );
-    const handle = await provider.create(plan, {
-      owner: {
-        host: Deno.hostname(),
-        pid: Deno.pid,
-        processStart: "unknown",
-        runId,
-        provisionToken: crypto.randomUUID().replaceAll("-", ""),
-      },
-      lifetimeMs: 600_000,
-      signal,
-      progress: () => {},
-      diagnostic: () => {},
-    });
-    const r = await handle.exec({ argv: ["true"] });
-    if (r.exitCode !== 0) throw new Error(`exec exited ${r.exitCode}`);
-    await handle.stop();
-  },
-});
+/** One fresh sandbox through the provider: create, one exec, stop. */
+async function providerAttempt(): Promise<void> {
+  const { plan } = await provider.plan(
+    { image: IMAGE, workdir: "/workspace", network: "none", user: "sandbox" },
+    { projectRoot: REPO, signal },
+  );
+  const handle = await provider.create(plan, {
+    owner: {
+      host: Deno.hostname(),
+      pid: Deno.pid,
+      processStart: "unknown",
+      runId,
+      provisionToken: crypto.randomUUID().replaceAll("-", ""),
+    },
+    lifetimeMs: 600_000,
+    signal,
+    progress: () => {},
+    diagnostic: () => {},
+  });
+  const r = await handle.exec({ argv: ["true"] });
+  if (r.exitCode !== 0) throw new Error(`exec exited ${r.exitCode}`);
+  await handle.stop();
+}
 
-Deno.bench({
-  name: "bare container run with auto-remove (create, start, wait)",
-  group: "per attempt",
-  ignore: !available.ok,
-  async fn() {
-    const container = await docker.createContainer({
-      Image: IMAGE,
-      Cmd: ["true"],
-      Labels: { [DOCKER_LABELS.runId]: runId },
-      HostConfig: { NetworkMode: "none", AutoRemove: true },
-    });
-    await container.start();
-    await container.wait({ condition: "removed" }).catch(() => undefined);
-  },
-});
+/** The same image through the Engine API alone: create, start, wait for the auto-remove. */
+async function bareRun(): Promise<void> {
+  const container = await docker.createContainer({
+    Image: IMAGE,
+    Cmd: ["true"],
+    Labels: { [DOCKER_LABELS.runId]: runId },
+    HostConfig: { NetworkMode: "none", AutoRemove: true },
+  });
+  await container.start();
+  await container.wait({ condition: "removed" }).catch(() => undefined);
+}
 
-Deno.bench({
-  name: `reuse: ${REUSE_ATTEMPTS} Attempts through the CLI (prints the containers created)`,
-  group: "reuse",
-  n: 1,
-  warmup: 0,
-  ignore: !available.ok,
-  async fn() {
-    const created = await reuseRun(REUSE_ATTEMPTS);
-    const line = `reuse: ${REUSE_ATTEMPTS} Attempts created ${created} container(s) (target 1)\n`;
-    await Deno.stderr.write(new TextEncoder().encode(line));
-  },
-});
+async function timed(fn: () => Promise<void>, repeats: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const started = performance.now();
+    await fn();
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+async function run({ quick }: BenchOptions): Promise<Figures> {
+  const available = await dockerAvailability();
+  if (!available.ok) return { tables: [], skipped: `no Docker daemon (${available.reason})` };
+  try {
+    const repeats = quick ? 1 : FULL_REPEATS;
+    await providerAttempt(); // warm-up: the first create pays for image metadata lookups
+    const viaProvider = await timed(providerAttempt, repeats);
+    const bare = await timed(bareRun, repeats);
+    const attempts = quick ? QUICK_REUSE_ATTEMPTS : REUSE_ATTEMPTS;
+    const created = await reuseRun(attempts);
+    return {
+      tables: [{
+        title: `Per Attempt, ms (${repeats} runs each after one warm-up)`,
+        columns: ["case", "wall ms"],
+        rows: [
+          ["provider create + exec + stop (one fresh sandbox)", spread(viaProvider)],
+          ["bare container run with auto-remove (create, start, wait)", spread(bare)],
+        ],
+      }],
+      notes: [
+        `reuse: ${attempts} Attempts through the CLI created ${created} container(s) (target 1)`,
+      ],
+    };
+  } finally {
+    await sweep();
+  }
+}
 
 /** Runs a reuse Experiment of `n` Attempts in a temporary project; returns the containers made. */
 async function reuseRun(n: number): Promise<number> {
@@ -150,13 +167,21 @@ async function createdContainers(runIds: readonly string[]): Promise<number> {
   return count;
 }
 
-globalThis.addEventListener("unload", () => {
-  // Bench bodies stop what they create; this is a best-effort sweep of anything left by a failure.
-  void (async () => {
-    const left = await docker.listContainers({
-      all: true,
-      filters: { label: [`${DOCKER_LABELS.runId}=${runId}`] },
-    }).catch(() => []);
-    for (const c of left) await stopContainer(docker, c.Id).catch(() => undefined);
-  })();
-});
+/** Bodies stop what they create; this is a best-effort sweep of anything left by a failure. */
+async function sweep(): Promise<void> {
+  const left = await docker.listContainers({
+    all: true,
+    filters: { label: [`${DOCKER_LABELS.runId}=${runId}`] },
+  }).catch(() => []);
+  for (const c of left) await stopContainer(docker, c.Id).catch(() => undefined);
+}
+
+/** The docker benchmark. */
+export const benchmark: Benchmark = {
+  name: "docker",
+  title: "Docker: cost per Attempt and reuse",
+  about: "Against the daemon of `DOCKER_HOST`, image `niceeval-test/busybox-git:local` (made by " +
+    "`scripts/ci/dockerd.sh start`): a fresh sandbox through the docker provider next to a bare " +
+    "container run, and the containers a reuse Experiment creates for N Attempts.",
+  run,
+};

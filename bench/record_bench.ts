@@ -12,13 +12,11 @@
  * Before the first workload one untimed 1-Attempt run warms the module and page caches, so the
  * first timed run does not pay for them.
  *
- * `deno bench` calls a case more than once even with `n: 1`; each case measures on its first call
- * and prints one line, later calls return at once, so only the printed figures count.
- * `NICEEVAL_BENCH_RECORD_LOG=skip` skips these cases.
+ * Quick mode: 20 × concurrency 1 only.
  *
- * The temporary projects and Records are removed when the bench file unloads, not between runs:
- * on some file systems creating files is slower for minutes after many files were deleted, and
- * the next run would measure the previous run's cleanup.
+ * The temporary projects and Records are removed when the benchmark process ends, not between
+ * runs: on some file systems creating files is slower for minutes after many files were deleted,
+ * and the next run would measure the previous run's cleanup.
  */
 import { join, resolve } from "node:path";
 import {
@@ -29,19 +27,16 @@ import {
   type TempProject,
   tempProject,
 } from "../tests/_helpers/cli.ts";
+import type { Benchmark, BenchOptions, Figures } from "./_harness.ts";
 import { measureChild, noopProjectFiles, removeAtUnload } from "./_noop_project.ts";
 
 const WORKLOADS = [{ n: 200, cap: 1 }, { n: 10_000, cap: 100 }] as const;
+const QUICK_WORKLOADS = [{ n: 20, cap: 1 }] as const;
 /** Where the tmpfs runs put their Record. */
 const TMPFS_DIR = "/dev/shm";
 /** File systems held in memory: a "disk" Record on one of these would measure nothing. */
 const MEMORY_FS = new Set(["tmpfs", "ramfs"]);
 const POLL_MS = 25;
-
-function report(line: string): void {
-  // deno-lint-ignore no-console -- a bench reports its figures on stdout
-  console.log(line);
-}
 
 /** Decodes the octal escapes (`\040` for a space) of a mount point in `/proc/self/mountinfo`. */
 function unescapeMount(field: string): string {
@@ -222,31 +217,51 @@ function ms(value: number): string {
   return value.toFixed(0);
 }
 
-const skip = Deno.env.get("NICEEVAL_BENCH_RECORD_LOG") === "skip";
-for (const { n, cap } of WORKLOADS) {
-  let measured = false;
-  Deno.bench({
-    name: `Record writes: niceeval exp ${n} no-op Attempts × concurrency ${cap}, disk vs tmpfs`,
-    group: "record",
-    n: 1,
-    warmup: 0,
-    ignore: skip,
-    async fn() {
-      if (measured) return;
-      measured = true;
-      await warmUp();
-      const disk = await timedRun(n, cap, "disk");
-      const tmpfs = await timedRun(n, cap, "tmpfs");
-      const files = await countFiles(join(disk.place.recordRoot, "runs", disk.place.runId));
-      const diskFs = await fileSystemOf(disk.place.recordRoot);
-      const syncs = await syncsPerAttempt(n, cap);
-      const ratio = (disk.wallMs / tmpfs.wallMs).toFixed(2);
-      report(
-        `record N=${n} C=${cap}: wall disk (${diskFs}) ${ms(disk.wallMs)} ms · ` +
-          `tmpfs ${ms(tmpfs.wallMs)} ms · disk÷tmpfs ${ratio} · ` +
-          `fsync+fdatasync/Attempt ${syncs === null ? "n/a" : syncs.toFixed(3)} · ` +
-          `${files} files in runs/<RunId>/`,
-      );
-    },
-  });
+async function measure(n: number, cap: number): Promise<string[]> {
+  await warmUp();
+  const disk = await timedRun(n, cap, "disk");
+  const tmpfs = await timedRun(n, cap, "tmpfs");
+  const files = await countFiles(join(disk.place.recordRoot, "runs", disk.place.runId));
+  const diskFs = await fileSystemOf(disk.place.recordRoot);
+  const syncs = await syncsPerAttempt(n, cap);
+  return [
+    n.toLocaleString("en-US"),
+    String(cap),
+    `${ms(disk.wallMs)} (${diskFs})`,
+    ms(tmpfs.wallMs),
+    (disk.wallMs / tmpfs.wallMs).toFixed(2),
+    syncs === null ? "n/a" : syncs.toFixed(3),
+    String(files),
+  ];
 }
+
+async function run({ quick }: BenchOptions): Promise<Figures> {
+  const rows: string[][] = [];
+  for (const { n, cap } of quick ? QUICK_WORKLOADS : WORKLOADS) rows.push(await measure(n, cap));
+  return {
+    tables: [{
+      title: "niceeval exp --json, no-op Attempts, Record on disk and on tmpfs (one run each)",
+      columns: [
+        "N",
+        "C",
+        "wall disk ms",
+        "wall tmpfs ms",
+        "disk ÷ tmpfs",
+        "fsync+fdatasync/Attempt",
+        "files in runs/<RunId>/",
+      ],
+      rows,
+    }],
+  };
+}
+
+/** The record benchmark. */
+export const benchmark: Benchmark = {
+  name: "record",
+  title: "Record: what the writes cost",
+  about: "Each workload runs twice, timed from spawn to exit: with the Record on a disk-backed " +
+    "file system and with `--record` on tmpfs; a third, untimed run counts the sync calls per " +
+    "Attempt (n/a when the system call tracer is missing). One untimed 1-Attempt run warms the " +
+    "caches first.",
+  run,
+};

@@ -6,35 +6,22 @@
  * is read. When Chromium is available, the report is opened from its `file:` URL three times in
  * one headless browser (started, and warmed with a blank page, before timing), each time in a new
  * page, timed from the start of the navigation to the
- * rendered overview (`body[data-ready="overview"]`), then to the rendered matrix. One line of
- * figures: median (min–max).
- *
- * `deno bench` calls a case more than once even with `n: 1`; the case measures on its first call
- * and prints one line. `NICEEVAL_BENCH_VIEW=skip` skips it.
+ * rendered overview (`body[data-ready="overview"]`), then to the rendered matrix. Figures:
+ * median (min–max). Quick mode: 50 Attempts, one build, one open.
  */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { childEnv, MOD, ndjson, tempProject } from "../tests/_helpers/cli.ts";
 import { browserAvailable, launchBrowser } from "../tests/_helpers/browser.ts";
+import { type Benchmark, type BenchOptions, count, type Figures, spread } from "./_harness.ts";
 import { measureChild, noopProjectFiles, removeAtUnload } from "./_noop_project.ts";
 
-const N = 10_000;
-const REPEATS = 3;
+const FULL_N = 10_000;
+const QUICK_N = 50;
+const FULL_REPEATS = 3;
 const BUILD_TARGET_MS = 3_000;
 const SIZE_TARGET_BYTES = 15_000_000;
 const OPEN_TARGET_MS = 2_000;
-
-function report(line: string): void {
-  // deno-lint-ignore no-console -- a bench reports its figures on stdout
-  console.log(line);
-}
-
-function spread(values: readonly number[], unit: string, digits = 0): string {
-  const sorted = [...values].sort((a, b) => a - b);
-  const f = (v: number) => v.toFixed(digits);
-  const median = sorted[Math.floor(sorted.length / 2)]!;
-  return `${f(median)} ${unit} (${f(sorted[0]!)}–${f(sorted.at(-1)!)})`;
-}
 
 async function cli(dir: string, stateDir: string, args: string[]) {
   const started = performance.now();
@@ -55,7 +42,9 @@ async function cli(dir: string, stateDir: string, args: string[]) {
   return measured;
 }
 
-async function measure(): Promise<void> {
+async function run({ quick }: BenchOptions): Promise<Figures> {
+  const N = quick ? QUICK_N : FULL_N;
+  const repeats = quick ? 1 : FULL_REPEATS;
   const project = await tempProject(null);
   removeAtUnload(project.dir, project.stateDir);
   for (const [path, text] of Object.entries(noopProjectFiles(N))) await project.write(path, text);
@@ -70,32 +59,45 @@ async function measure(): Promise<void> {
   if (!receipt) throw new Error("niceeval exp printed no receipt");
   const out = join(project.dir, "report.html");
   const builds: number[] = [];
-  for (let i = 0; i < REPEATS; i++) {
+  for (let i = 0; i < repeats; i++) {
     builds.push((await cli(project.dir, project.stateDir, ["view", "--out", out])).wallMs);
   }
   const bytes = (await Deno.stat(out)).size;
-  const parts = [
-    `view of ${N} Attempts: build ${spread(builds, "ms")} (target < ${BUILD_TARGET_MS} ms)`,
-    `file ${(bytes / 1_000_000).toFixed(2)} MB (target < ${SIZE_TARGET_BYTES / 1_000_000} MB)`,
+  const rows = [
+    [
+      "build (`niceeval view --out`, spawn to exit)",
+      `${spread(builds)} ms`,
+      `< ${BUILD_TARGET_MS} ms`,
+    ],
+    ["file size", `${(bytes / 1_000_000).toFixed(2)} MB`, `< ${SIZE_TARGET_BYTES / 1_000_000} MB`],
   ];
   if (await browserAvailable()) {
-    const { overview, matrix } = await openTimes(pathToFileURL(out).href);
-    parts.push(
-      `open ${spread(overview, "ms")} to the overview (target < ${OPEN_TARGET_MS} ms)`,
-      `${spread(matrix, "ms")} more to the matrix`,
+    const { overview, matrix } = await openTimes(pathToFileURL(out).href, repeats);
+    rows.push(
+      ["open to the rendered overview", `${spread(overview)} ms`, `< ${OPEN_TARGET_MS} ms`],
+      ["then to the rendered matrix", `${spread(matrix)} ms`, ""],
     );
-  } else parts.push("open n/a (no browser)");
-  report(parts.join(" · "));
+  } else rows.push(["open", "n/a (no browser)", `< ${OPEN_TARGET_MS} ms`]);
+  return {
+    tables: [{
+      title: `A report of ${count(N)} Attempts (${repeats} runs each)`,
+      columns: ["step", "figure", "target (issue 17)"],
+      rows,
+    }],
+  };
 }
 
 /** Navigation start → rendered overview, then → rendered matrix, in fresh pages. */
-async function openTimes(url: string): Promise<{ overview: number[]; matrix: number[] }> {
+async function openTimes(
+  url: string,
+  repeats: number,
+): Promise<{ overview: number[]; matrix: number[] }> {
   await using browser = await launchBrowser();
   // The browser's own start (its first renderer) is not the report's cost: one blank page first.
   await (await browser.open("about:blank", { width: 1280, height: 800 })).page.close();
   const overview: number[] = [];
   const matrix: number[] = [];
-  for (let i = 0; i < REPEATS; i++) {
+  for (let i = 0; i < repeats; i++) {
     const started = performance.now();
     const view = await browser.open(url, { width: 1280, height: 800 });
     await view.waitReady("overview");
@@ -109,16 +111,12 @@ async function openTimes(url: string): Promise<{ overview: number[]; matrix: num
   return { overview, matrix };
 }
 
-let measured = false;
-Deno.bench({
-  name: `niceeval view of ${N} Attempts: build, size, open`,
-  group: "view",
-  n: 1,
-  warmup: 0,
-  ignore: Deno.env.get("NICEEVAL_BENCH_VIEW") === "skip",
-  async fn() {
-    if (measured) return;
-    measured = true;
-    await measure();
-  },
-});
+/** The view benchmark. */
+export const benchmark: Benchmark = {
+  name: "view",
+  title: "View: building and opening a report",
+  about: "One untimed `niceeval exp` of N no-op evals at concurrency 100 writes the Record; " +
+    "`niceeval view --out <file>` then builds the report, and a headless browser (when one is " +
+    "available) opens it from its `file:` URL in a fresh page each time.",
+  run,
+};

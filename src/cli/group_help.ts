@@ -3,19 +3,7 @@
  * lists the group's subcommands the way the root help lists commands.
  */
 import { Command } from "commander";
-import { COMMANDS } from "./help.ts";
-
-/** What each group is for. */
-const GROUP_SUMMARIES: Readonly<Record<string, string>> = {
-  sandbox: "Find and remove sandboxes that niceeval runs left behind",
-  doctor: "Check a system that niceeval sandboxes depend on",
-  ramp: "Steer the concurrency of every ramped run of this project",
-};
-
-/** True for a word that names a command group. */
-export function isCommandGroup(word: string): boolean {
-  return Object.hasOwn(GROUP_SUMMARIES, word);
-}
+import { COMMANDS, GROUP_SUMMARIES } from "./commands.ts";
 
 /** The help of one command group: usage, summary, its subcommands and two examples. */
 export function groupHelpText(group: string): string {

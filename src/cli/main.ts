@@ -1,10 +1,10 @@
 /**
  * `main(args, io)`: routes argv to a command and maps errors to exit codes — 2 for usage errors
- * (no stack), 3 for bugs (stack, version).
+ * (no stack), 3 for bugs (stack, version). Its static imports are plain data and flag parsing:
+ * every command, the help renderer included, is a literal dynamic `import()` (docs/start.md).
  */
 import { UsageError } from "../_shared/mod.ts";
 import { VERSION } from "../_shared/mod.ts";
-import { expOptions } from "./exp_options.ts";
 import {
   EXP_FLAGS,
   EXP_LIST_FLAGS,
@@ -23,12 +23,11 @@ import {
 import {
   COMMANDS,
   DOCTOR_FLAGS,
-  helpText,
+  isCommandGroup,
   RAMP_HOLD_FLAGS,
   SANDBOX_LIST_FLAGS,
   SANDBOX_PRUNE_FLAGS,
-} from "./help.ts";
-import { groupHelpText, isCommandGroup } from "./group_help.ts";
+} from "./commands.ts";
 import { internalHint, jsonRequested, writeErrorLine } from "./json_errors.ts";
 import type { Io } from "./io.ts";
 import type { RampCommand } from "./ramp.ts";
@@ -72,20 +71,37 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
   }
 }
 
-async function dispatch(args: readonly string[], io: Io): Promise<number> {
+/**
+ * What `niceeval --version` and every help print (CLI-4, CLI-5), or undefined when `args` ask for
+ * a command. It loads no command module; only a help loads its renderer.
+ *
+ * @throws {UsageError} for an unknown or reserved command, as {@link main} reports it.
+ */
+export async function helpOrVersion(args: readonly string[]): Promise<string | undefined> {
   const [command, ...rest] = args;
-  if (command === undefined || command === "-h" || command === "--help") return help(io);
-  if (command === "-v" || command === "--version") {
-    io.stdout.write(`${VERSION}\n`);
-    return 0;
+  if (command === undefined || command === "-h" || command === "--help") {
+    const { helpText } = await import("./help.ts");
+    return helpText();
   }
+  if (command === "-v" || command === "--version") return `${VERSION}\n`;
   // `sandbox --help` (no subcommand yet): the group's help (issue 18.8).
   if (isCommandGroup(command) && rest[0]?.startsWith("-") && wantsHelp(rest)) {
-    io.stdout.write(groupHelpText(command));
-    return 0;
+    const { groupHelpText } = await import("./group_help.ts");
+    return groupHelpText(command);
   }
   const { sub, tail } = route(command, rest);
-  if (wantsHelp(tail)) return help(io, sub);
+  if (!wantsHelp(tail)) return undefined;
+  const { helpText } = await import("./help.ts");
+  return helpText(sub);
+}
+
+async function dispatch(args: readonly string[], io: Io): Promise<number> {
+  const text = await helpOrVersion(args);
+  if (text !== undefined) {
+    io.stdout.write(text);
+    return 0;
+  }
+  const { sub, tail } = route(args[0]!, args.slice(1));
   switch (sub) {
     case "init": {
       const flags = parseFlags(tail, INIT_FLAGS, "init");
@@ -195,7 +211,9 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
       });
     }
     default: {
-      const options = expOptions(parseFlags(tail, EXP_FLAGS, "exp"));
+      const flags = parseFlags(tail, EXP_FLAGS, "exp");
+      const { expOptions } = await import("./exp_options.ts");
+      const options = expOptions(flags);
       const { runExp } = await import("./exp.ts");
       return await runExp(io, options);
     }
@@ -305,11 +323,6 @@ function doctorRoute(rest: readonly string[]): { sub: string; tail: string[] } {
 function wantsHelp(args: readonly string[]): boolean {
   const end = args.indexOf("--");
   return (end < 0 ? args : args.slice(0, end)).some((a) => a === "-h" || a === "--help");
-}
-
-function help(io: Io, command?: string): number {
-  io.stdout.write(helpText(command));
-  return 0;
 }
 
 /** The `ramp <action>` arguments: `hold` takes `--reason`, `set` one range, the others nothing. */

@@ -1,34 +1,43 @@
 /**
  * The only module that reads `Deno.args`, `Deno.env`, signals and calls `Deno.exit` (STYLE.md §8).
- * It builds the real {@link Io} and runs `main`.
+ * It answers `--version` and every help before anything else loads, then builds the real
+ * {@link Io} and runs `main`. Its static imports stay light: the loader, the console routing and
+ * the public API arrive through literal dynamic `import()` on the way to a command (docs/start.md).
  */
-import { AsyncLocalStorage } from "node:async_hooks";
-import { Console } from "node:console";
-import { userInfo } from "node:os";
-import { Writable } from "node:stream";
-import {
-  credentialValues,
-  realClock,
-  Redactor,
-  type TimerHandle,
-  UsageError,
-} from "../_shared/mod.ts";
-import { realRandom } from "../_shared/mod.ts";
-import { buildImportMap, installApi, type LoaderSelection, selectLoader } from "../loader/mod.ts";
-import type { ApiNamespaces, ApiUrls, ImportMap } from "../loader/mod.ts";
-import type { ConsoleScope, Io, LogTarget, TextSink } from "./io.ts";
-import { main } from "./main.ts";
+import { credentialValues, realClock, Redactor, type TimerHandle } from "../_shared/mod.ts";
+import { realRandom, UsageError } from "../_shared/mod.ts";
+import type { ApiNamespaces, ApiUrls, ImportMap, LoaderSelection } from "../loader/mod.ts";
+import type { Io, TextSink } from "./io.ts";
+import { helpOrVersion, main } from "./main.ts";
 import { createSignalCounter, type InterruptSignal } from "./signals.ts";
 import { ReusableUtf8Encoder } from "./utf8.ts";
 
 /** How often the child of a launcher checks that its launcher still lives (toolchain.md §10.5.1). */
 const PARENT_WATCH_MS = 250;
 
+/** What the entry hands {@link runProcess}. */
+export interface ProcessOptions {
+  /**
+   * The four public namespaces to install, or how to import them: an entry that imports them
+   * only when a command runs keeps `--version` and `--help` from loading them.
+   */
+  readonly api: ApiNamespaces | (() => Promise<ApiNamespaces>);
+  readonly apiUrls: ApiUrls;
+}
+
 /** Runs the CLI as this process: parses `Deno.args`, wires signals, exits with main's code. */
-export async function runProcess(
-  options: { api: ApiNamespaces; apiUrls: ApiUrls },
-): Promise<never> {
-  installApi(options.api);
+export async function runProcess(options: ProcessOptions): Promise<never> {
+  const processEnv = Deno.env.toObject();
+  const redactor = new Redactor(credentialValues(processEnv));
+  const stdout = sink(Deno.stdout, redactor);
+  const early = await earlyText(Deno.args);
+  if (early !== undefined) {
+    stdout.write(early);
+    Deno.exit(0);
+  }
+  const api = typeof options.api === "function" ? await options.api() : options.api;
+  const loaderApi = await import("../loader/mod.ts");
+  loaderApi.installApi(api);
   const interrupt = new AbortController();
   const force = new AbortController();
   // Set by a launcher that relays signals (toolchain.md §10.5): only then can one Ctrl-C arrive
@@ -52,17 +61,15 @@ export async function runProcess(
     Deno.addSignalListener(name as Deno.Signal, handler);
   }
   const watchdog = launcher === undefined ? undefined : watchParent(launcher, handlers.SIGTERM);
-  const processEnv = Deno.env.toObject();
-  const redactor = new Redactor(credentialValues(processEnv));
-  const stdout = sink(Deno.stdout, redactor);
   const stderr = sink(Deno.stderr, redactor);
-  const loader = await chooseLoader(processEnv.NICEEVAL_LOADER, options.apiUrls);
+  const loader = await chooseLoader(processEnv.NICEEVAL_LOADER, options.apiUrls, loaderApi);
   if (!("kind" in loader)) {
     stderr.write(`error: ${loader.message} [${loader.code}]\nhint: ${loader.hint}\n`);
     return exit(2);
   }
   if (loader.note !== undefined && !jsonRequested(Deno.args)) stderr.write(`${loader.note}\n`);
   const env = Object.freeze(processEnv);
+  const { routeConsole } = await import("./console_route.ts");
   const io: Io = {
     stdout,
     stderr,
@@ -82,7 +89,7 @@ export async function runProcess(
     os: Deno.build.os,
     cpus: navigator.hardwareConcurrency,
     uid: Deno.uid(),
-    user: userName(),
+    user: await userName(),
     apiUrls: options.apiUrls,
     loader: loader.kind,
     flush: () => Promise.resolve(),
@@ -97,6 +104,18 @@ export async function runProcess(
 }
 
 /**
+ * The text of `--version` or of a help, answered before the API, the loader and signals are set
+ * up; undefined for a command, and for a usage error, which `main` reports the usual way.
+ */
+async function earlyText(args: readonly string[]): Promise<string | undefined> {
+  try {
+    return await helpOrVersion(args);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Selects the module loader once for the process (toolchain.md §8 rules 1–3): from
  * `NICEEVAL_LOADER`, the compiled-binary flag, and what a `data:` probe module resolves in this
  * process's import map compared with the project's own `deno.json` (docs/loader.md).
@@ -104,17 +123,18 @@ export async function runProcess(
 async function chooseLoader(
   requested: string | undefined,
   apiUrls: ApiUrls,
+  loaderApi: typeof import("../loader/mod.ts"),
 ): Promise<LoaderSelection | UsageError> {
   const standalone = Deno.build.standalone === true;
   const probe = standalone ? undefined : await import(
     "data:text/javascript,export default (s) => { try { return import.meta.resolve(s); } catch { return undefined; } };"
   ) as { default: (specifier: string) => string | undefined };
   try {
-    return selectLoader({
+    return loaderApi.selectLoader({
       requested,
       standalone,
       resolve: (specifier) => probe?.default(specifier),
-      projectMap: () => projectMap(Deno.cwd(), apiUrls),
+      projectMap: () => projectMap(Deno.cwd(), apiUrls, loaderApi.buildImportMap),
     });
   } catch (error) {
     if (error instanceof UsageError) return error;
@@ -123,10 +143,14 @@ async function chooseLoader(
 }
 
 /** The project's import map for the probe; undefined when it cannot be read. */
-function projectMap(root: string, apiUrls: ApiUrls): ImportMap | undefined {
+function projectMap(
+  root: string,
+  apiUrls: ApiUrls,
+  build: typeof import("../loader/mod.ts").buildImportMap,
+): ImportMap | undefined {
   try {
     // Synchronous on purpose: the selection is one decision at start, before any other work.
-    return buildImportMap({ root, apiUrls, readText: readIfExists });
+    return build({ root, apiUrls, readText: readIfExists });
   } catch {
     return undefined;
   }
@@ -142,7 +166,8 @@ function readIfExists(path: string): string | undefined {
 }
 
 /** The name of the user this process runs as; undefined when the host cannot tell. */
-function userName(): string | undefined {
+async function userName(): Promise<string | undefined> {
+  const { userInfo } = await import("node:os");
   try {
     return userInfo().username || undefined;
   } catch {
@@ -208,79 +233,6 @@ function sink(file: typeof Deno.stdout, redactor: Redactor): TextSink {
 function jsonRequested(args: readonly string[]): boolean {
   const end = args.indexOf("--");
   return (end < 0 ? args : args.slice(0, end)).includes("--json");
-}
-
-/** The methods of `console` that print; each is routed (docs/console_output.md). */
-const CONSOLE_METHODS = [
-  "log",
-  "info",
-  "debug",
-  "warn",
-  "error",
-  "trace",
-  "dir",
-  "dirxml",
-  "table",
-  "assert",
-  "count",
-  "countReset",
-  "group",
-  "groupCollapsed",
-  "groupEnd",
-  "time",
-  "timeEnd",
-  "timeLog",
-] as const;
-
-/**
- * Routes `console.*` of user code (authoring.md §7.1 rule 2; docs/console_output.md): output made
- * inside a {@link ConsoleScope} goes to its target (an Attempt's log); other output goes to the
- * redacting process streams, `log`-like methods to stdout (to stderr when the command prints
- * JSON, ERR-4) and `warn`/`error`/`trace` to stderr. A console write is synchronous, so the
- * async context of the call decides where it goes.
- */
-function routeConsole(
-  streams: { stdout: TextSink; stderr: TextSink },
-  options: { json: boolean },
-): ConsoleScope {
-  const scope = new AsyncLocalStorage<LogTarget>();
-  const stream = (sink: TextSink) =>
-    new Writable({
-      decodeStrings: false,
-      write(chunk: unknown, _encoding, done) {
-        const text = String(chunk);
-        const target = scope.getStore();
-        if (target) target.log(text.endsWith("\n") ? text.slice(0, -1) : text);
-        else sink.write(text);
-        done();
-      },
-    });
-  const routed = new Console({
-    stdout: stream(options.json ? streams.stderr : streams.stdout),
-    stderr: stream(streams.stderr),
-  });
-  const global = globalThis.console as unknown as Record<string, unknown>;
-  for (const name of CONSOLE_METHODS) global[name] = routed[name].bind(routed);
-  reportStrayErrors(routed);
-  return scope;
-}
-
-/**
- * A promise rejection nobody handles, or an error thrown by a callback nobody catches (a stray
- * timer of an eval), would end the process with the runtime's own, unredacted report and lose the
- * run. Each is reported as `console.error` output instead, so it is attributed like one (the
- * Attempt's log when the runtime reports it in that Attempt's context) and redacted, and the run
- * goes on.
- */
-function reportStrayErrors(routed: Console): void {
-  globalThis.addEventListener("unhandledrejection", (event) => {
-    event.preventDefault();
-    routed.error("Unhandled promise rejection:", event.reason);
-  });
-  globalThis.addEventListener("error", (event) => {
-    event.preventDefault();
-    routed.error("Uncaught error:", event.error);
-  });
 }
 
 /**

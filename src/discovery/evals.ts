@@ -5,9 +5,10 @@ import type { EvalDefinition, SandboxLayer } from "./definitions.ts";
 import { evalShapeProblem } from "./_revalidate.ts";
 import { compareCodeUnits, type DiscoveryIssue, importIssue, unreadableExport } from "./issues.ts";
 import type { WalkedFile } from "./walk.ts";
+import type { ModuleLoader } from "../loader/mod.ts";
 
-/** Loads a user module and returns its namespace. */
-export type ModuleLoader = (path: string) => Promise<Record<string, unknown>>;
+/** Loads a user module and returns its namespace (with `loadAll` for one module graph). */
+export type { ModuleLoader } from "../loader/mod.ts";
 
 /** One discovered eval. */
 export interface DiscoveredEval {

@@ -33,7 +33,7 @@ export async function discoverGroups(
     const dir = file.relative.slice("evals/".length, -"/eval-group.ts".length);
     const issue = (code: string, message: string, hint: string) =>
       issues.push({ file: file.relative, code, level: "error", message, hint });
-    if (!file.relative.startsWith("evals/") || !file.relative.slice(6).includes("/")) {
+    if (!inGroupDirectory(file.relative)) {
       issue(
         "discovery.group-location",
         "eval-group.ts must be inside a subdirectory of evals/",
@@ -98,6 +98,11 @@ export async function discoverGroups(
     if (group.definition.sandbox !== undefined) e.groupSandbox = group.definition.sandbox;
   }
   return groups;
+}
+
+/** Whether an `eval-group.ts` lies in a subdirectory of `evals/`; only such a file is imported. */
+export function inGroupDirectory(relative: string): boolean {
+  return relative.startsWith("evals/") && relative.slice("evals/".length).includes("/");
 }
 
 function resolveMembers(

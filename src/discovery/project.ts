@@ -5,10 +5,10 @@ import {
   discoverEvals,
   type ModuleLoader,
 } from "./evals.ts";
-import { type DiscoveredExperiment, discoverExperiments } from "./experiments.ts";
-import { type DiscoveredGroup, discoverGroups } from "./groups.ts";
+import { type DiscoveredExperiment, discoverExperiments, experimentIdOf } from "./experiments.ts";
+import { type DiscoveredGroup, discoverGroups, inGroupDirectory } from "./groups.ts";
 import { type DiscoveryIssue, sortIssues, throwOnErrors } from "./issues.ts";
-import { walkFiles } from "./walk.ts";
+import { type WalkedFile, walkFiles } from "./walk.ts";
 
 /** Everything discovery found. */
 export interface DiscoveredProject {
@@ -27,7 +27,9 @@ interface DiscoverOptions {
 
 /**
  * Walks and imports the project's evals (and experiments), then throws one `UsageError` listing
- * every error issue, or returns the project with its warnings.
+ * every error issue, or returns the project with its warnings. Every file discovery imports is
+ * loaded first in one module graph when the loader can (`loadAll`), in the order the file-by-file
+ * discovery below imports them.
  */
 export async function discoverProject(
   root: string,
@@ -36,11 +38,35 @@ export async function discoverProject(
   const issues: DiscoveryIssue[] = [];
   const evalFiles = await walkFiles(root, "evals", issues);
   const { entries, groups: groupFiles } = classifyEvalFiles(evalFiles, issues);
-  const evals = await discoverEvals(entries, options.load, issues);
-  const groups = await discoverGroups(groupFiles, evals, options.load, issues);
-  const experiments = options.experiments === false
+  const experimentFiles = options.experiments === false
+    ? undefined
+    : await walkFiles(root, "experiments", issues);
+  const load = await preload(options.load, [
+    ...entries,
+    ...groupFiles.filter((file) => inGroupDirectory(file.relative)),
+    ...(experimentFiles ?? []).filter((file) => experimentIdOf(file.relative) !== undefined),
+  ]);
+  const evals = await discoverEvals(entries, load, issues);
+  const groups = await discoverGroups(groupFiles, evals, load, issues);
+  const experiments = experimentFiles === undefined
     ? []
-    : await discoverExperiments(await walkFiles(root, "experiments", issues), options.load, issues);
+    : await discoverExperiments(experimentFiles, load, issues);
   throwOnErrors(issues);
   return { evals, groups, experiments, warnings: sortIssues(issues) };
+}
+
+/**
+ * Loads `files` with the loader's `loadAll`; returns a loader that answers those files from the
+ * outcomes (each namespace, or the error of that file alone) and any other file from `load`.
+ */
+async function preload(load: ModuleLoader, files: readonly WalkedFile[]): Promise<ModuleLoader> {
+  if (load.loadAll === undefined || files.length === 0) return load;
+  const paths = files.map((file) => file.path);
+  const outcomes = await load.loadAll(paths);
+  const byPath = new Map(paths.map((path, i) => [path, outcomes[i]]));
+  return (path) => {
+    const outcome = byPath.get(path);
+    if (outcome === undefined) return load(path);
+    return outcome.ok ? Promise.resolve(outcome.namespace) : Promise.reject(outcome.error);
+  };
 }

@@ -31,6 +31,12 @@ export const BODY_NAME = "__niceeval_module__";
 export interface FrameSource {
   /** The user file's `file:` URL. */
   readonly url: string;
+  /**
+   * The generated line (0-based) of the module on which the file's code starts: one module holds
+   * the bodies of several files (docs/loader.md "One module graph").
+   * @default 0
+   */
+  readonly line?: number;
   /** Characters the wrapper adds before the code on the first generated line. */
   readonly firstLineOffset: number;
   /** The `mappings` of the file's source map (decoded on the first frame that needs it). */
@@ -48,12 +54,15 @@ const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/
  * compose; frames it does not know are formatted as the runtime formats them.
  */
 export class FrameRewriter {
-  readonly #sources = new Map<string, FrameSource>();
-  readonly #tables = new Map<string, LineTable>();
+  /** Per data URL, the files whose code it holds, by increasing start line. */
+  readonly #sources = new Map<string, FrameSource[]>();
+  readonly #tables = new Map<FrameSource, LineTable>();
 
-  /** Registers the data URL under which a user file runs. */
+  /** Registers the data URL under which a user file runs (files of one URL in line order). */
   add(url: string, source: FrameSource): void {
-    this.#sources.set(url, source);
+    const sources = this.#sources.get(url);
+    if (sources === undefined) this.#sources.set(url, [source]);
+    else sources.push(source);
   }
 
   /**
@@ -81,11 +90,11 @@ export class FrameRewriter {
   #frame(site: CallSite): string | undefined {
     const url = site.getFileName();
     if (typeof url !== "string" || !url.startsWith("data:")) return undefined;
-    const source = this.#sources.get(url);
+    const line = (site.getLineNumber() ?? 1) - 1;
+    const source = this.#sources.get(url)?.findLast((s) => (s.line ?? 0) <= line);
     if (source === undefined) return undefined;
-    const line = site.getLineNumber() ?? 1;
     const column = site.getColumnNumber() ?? 1;
-    const where = this.#original(url, source, line - 1, column - 1);
+    const where = this.#original(source, line - (source.line ?? 0), column - 1);
     const location = `${source.url}:${where[0] + 1}:${where[1] + 1}`;
     // The body's own frame is the module's top level, which the runtime shows without a name.
     if (site.getFunctionName() === BODY_NAME) {
@@ -99,11 +108,11 @@ export class FrameRewriter {
   }
 
   /** Original `[line, column]` (0-based) of a generated position; the generated one if unmapped. */
-  #original(url: string, source: FrameSource, line: number, column: number): [number, number] {
-    let table = this.#tables.get(url);
+  #original(source: FrameSource, line: number, column: number): [number, number] {
+    let table = this.#tables.get(source);
     if (table === undefined) {
       table = decodeMappings(source.mappings);
-      this.#tables.set(url, table);
+      this.#tables.set(source, table);
     }
     const col = line === 0 ? column - source.firstLineOffset : column;
     const segments = table[line] ?? [];

@@ -15,7 +15,10 @@ import type { ImportMap } from "./import_map.ts";
 import { Resolver, type Target, UnresolvedError } from "./_resolve.ts";
 import { CachedTransformer, type TransformerSource } from "./_cached_transform.ts";
 
+import type { LoadOutcome, ModuleLoader } from "./one_graph.ts";
+
 export type { TransformerSource } from "./_cached_transform.ts";
+export type { ModuleLoader } from "./one_graph.ts";
 
 /** The loader named in messages. */
 const LOADER = "embedded loader";
@@ -24,14 +27,21 @@ const NATIVE_HINT = "run niceeval under Deno (native loader) to use it";
 /**
  * Parameters of the function each file becomes (`__niceeval_import_meta` is `META_NAME` of
  * _transform.ts); the body runs in a block inside it, so user declarations of these names stay
- * legal.
+ * legal. A `data:` module exports an array of such functions, one per file.
  */
 const WRAPPER_HEAD =
-  `export default function ${BODY_NAME}(exports, require, module, __filename, __dirname, __niceeval_import_meta, global, Buffer, process) {{`;
-const WRAPPER_TAIL = "\n}}\n";
-
-/** Loads a user module by absolute path; returns its namespace. */
-export type ModuleLoader = (path: string) => Promise<Record<string, unknown>>;
+  `function ${BODY_NAME}(exports, require, module, __filename, __dirname, __niceeval_import_meta, global, Buffer, process) {{`;
+const WRAPPER_TAIL = "\n}},\n";
+const MODULE_HEAD = "export default [\n";
+const MODULE_TAIL = "];\n";
+/**
+ * The size of code one `data:` module holds: the runtime's cost of a `data:` module grows faster
+ * than its size, its memory with its size, and the cost of each separate import with the number
+ * already loaded (measured trade-off in docs/loader.md).
+ */
+const MODULE_CHARS = 16_384;
+/** Line terminators besides `\n`: a body holding one ends its module (line numbers stay exact). */
+const OTHER_LINE_BREAK_REGEXP = /[\r\u2028\u2029]/;
 
 /** Options of {@link createEmbeddedLoader}. */
 export interface EmbeddedLoaderOptions {
@@ -62,7 +72,12 @@ type Body = (...args: unknown[]) => void;
 interface ModuleRecord {
   readonly path: string;
   readonly file: string;
-  readonly body?: Body;
+  /** The transformed code, until it is compiled into {@link body}. */
+  code?: string;
+  mappings?: string;
+  body?: Body;
+  /** Why the transformed code did not compile (fails every load that reaches the file). */
+  compileError?: unknown;
   readonly json?: unknown;
   /** Resolved targets of the file's literal specifiers. */
   readonly deps: ReadonlyMap<string, Target>;
@@ -73,6 +88,7 @@ interface ModuleRecord {
 
 /** The embedded loader of one project; keep one per process so each file runs once. */
 export interface EmbeddedLoader {
+  /** Loads one file; `load.loadAll` loads many, their code compiled in a few modules. */
   readonly load: ModuleLoader;
 }
 
@@ -82,7 +98,11 @@ export interface EmbeddedLoader {
  */
 export function createEmbeddedLoader(options: EmbeddedLoaderOptions): EmbeddedLoader {
   const registry = new Registry(options);
-  return { load: (path) => registry.load(path) };
+  return {
+    load: Object.assign((path: string) => registry.load(path), {
+      loadAll: (paths: readonly string[]) => registry.loadAll(paths),
+    }),
+  };
 }
 
 class Registry {
@@ -96,6 +116,8 @@ class Registry {
   readonly #namespaces = new Map<object, object>();
   /** Prepared files, for the synchronous `require` of evaluation. */
   readonly #records = new Map<string, ModuleRecord>();
+  /** Prepared files whose code is not compiled yet, in preparation order. */
+  readonly #uncompiled: ModuleRecord[] = [];
   #framesInstalled = false;
 
   constructor(options: EmbeddedLoaderOptions) {
@@ -110,22 +132,59 @@ class Registry {
   }
 
   async load(path: string): Promise<Record<string, unknown>> {
-    const entry = await this.#prepareGraph(path);
-    return this.#evaluate(entry) as Record<string, unknown>;
+    const graph = await this.#prepareGraph(path);
+    await this.#compile();
+    return this.#evaluateGraph(graph);
   }
 
-  /** Prepares `path` and every file it reaches, one at a time; throws the first failure. */
-  async #prepareGraph(path: string): Promise<ModuleRecord> {
+  /**
+   * Loads `paths` in order: every graph is prepared first, the code of all their files compiled
+   * in a few `data:` modules, then each is evaluated; each outcome is what `load` gives alone.
+   */
+  async loadAll(paths: readonly string[]): Promise<LoadOutcome[]> {
+    const graphs: (ModuleRecord[] | { error: unknown })[] = [];
+    for (const path of paths) {
+      try {
+        graphs.push(await this.#prepareGraph(path));
+      } catch (error) {
+        graphs.push({ error });
+      }
+    }
+    await this.#compile();
+    return graphs.map((graph) => {
+      if (!Array.isArray(graph)) return { ok: false, error: graph.error };
+      try {
+        return { ok: true, namespace: this.#evaluateGraph(graph) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    });
+  }
+
+  /** Evaluates a prepared graph's entry, unless a file of the graph did not compile. */
+  #evaluateGraph(graph: readonly ModuleRecord[]): Record<string, unknown> {
+    const broken = graph.find((record) => record.compileError !== undefined);
+    if (broken !== undefined) throw broken.compileError;
+    return this.#evaluate(graph[0]!) as Record<string, unknown>;
+  }
+
+  /**
+   * Prepares `path` and every file it reaches, one at a time; throws the first failure. Returns
+   * the records reached, the entry first.
+   */
+  async #prepareGraph(path: string): Promise<ModuleRecord[]> {
     const entry = await this.#prepare(path);
+    const graph = [entry];
     const seen = new Set([path]);
     const queue = [...entry.deps.values()];
     for (let target = queue.shift(); target !== undefined; target = queue.shift()) {
       if (target.kind !== "file" || seen.has(target.path)) continue;
       seen.add(target.path);
       const record = await this.#prepare(target.path);
+      graph.push(record);
       queue.push(...record.deps.values());
     }
-    return entry;
+    return graph;
   }
 
   #prepare(path: string): Promise<ModuleRecord> {
@@ -158,20 +217,69 @@ class Registry {
     for (const specifier of transformed.specifiers) {
       deps.set(specifier, await this.#resolve(specifier, path, file));
     }
-    const url = `data:text/javascript;base64,${
-      Buffer.from(WRAPPER_HEAD + transformed.code + WRAPPER_TAIL).toString("base64")
-    }`;
-    this.#frames.add(url, {
-      url: pathToFileURL(path).href,
-      firstLineOffset: WRAPPER_HEAD.length,
+    const record = this.#keep({
+      ...base,
+      code: transformed.code,
       mappings: transformed.mappings,
+      deps,
     });
+    this.#uncompiled.push(record);
+    return record;
+  }
+
+  /**
+   * Compiles the code of every prepared file not compiled yet, a few files per `data:` module;
+   * a module that fails is compiled again file by file, so only the files whose code fails to
+   * compile are marked.
+   */
+  async #compile(): Promise<void> {
+    const records = this.#uncompiled.splice(0);
+    if (records.length === 0) return;
     if (!this.#framesInstalled) {
       this.#frames.install();
       this.#framesInstalled = true;
     }
-    const body = (await import(url) as { default: Body }).default;
-    return this.#keep({ ...base, body, deps });
+    for (const chunk of chunks(records)) {
+      try {
+        await this.#compileModule(chunk);
+      } catch {
+        for (const record of chunk) {
+          try {
+            await this.#compileModule([record]);
+          } catch (error) {
+            record.compileError = error;
+          }
+        }
+      }
+    }
+  }
+
+  /** Imports one `data:` module holding the bodies of `records`, and hands each its body. */
+  async #compileModule(records: readonly ModuleRecord[]): Promise<void> {
+    let text = MODULE_HEAD;
+    let line = 1;
+    const starts: number[] = [];
+    for (const record of records) {
+      starts.push(line);
+      text += WRAPPER_HEAD + record.code + WRAPPER_TAIL;
+      // The code's own lines, then the line of the wrapper's closing braces.
+      line += lineCount(record.code!) + 2;
+    }
+    text += MODULE_TAIL;
+    const url = `data:text/javascript;base64,${Buffer.from(text).toString("base64")}`;
+    records.forEach((record, i) =>
+      this.#frames.add(url, {
+        url: pathToFileURL(record.path).href,
+        line: starts[i]!,
+        firstLineOffset: WRAPPER_HEAD.length,
+        mappings: record.mappings!,
+      })
+    );
+    const bodies = (await import(url) as { default: Body[] }).default;
+    records.forEach((record, i) => {
+      record.body = bodies[i]!;
+      delete record.code;
+    });
   }
 
   #keep(record: ModuleRecord): ModuleRecord {
@@ -197,6 +305,7 @@ class Registry {
   #evaluate(record: ModuleRecord): unknown {
     if (record.state === "failed") throw record.error;
     if (record.state !== "ready") return record.module.exports;
+    if (record.compileError !== undefined) throw record.compileError;
     if (record.body === undefined) {
       record.state = "done";
       record.module.exports = record.json;
@@ -284,6 +393,39 @@ class Registry {
     const rel = relative(this.#root, path);
     return rel.startsWith("..") ? path : rel.split(sep).join("/");
   }
+}
+
+/**
+ * Splits records into modules of about {@link MODULE_CHARS} characters of code each; a body that
+ * holds a line terminator other than `\n` ends its module, so the lines after it stay exact.
+ */
+function chunks(records: readonly ModuleRecord[]): ModuleRecord[][] {
+  const out: ModuleRecord[][] = [];
+  let current: ModuleRecord[] = [];
+  let size = 0;
+  for (const record of records) {
+    if (current.length > 0 && size + record.code!.length > MODULE_CHARS) {
+      out.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(record);
+    size += record.code!.length;
+    if (OTHER_LINE_BREAK_REGEXP.test(record.code!)) {
+      out.push(current);
+      current = [];
+      size = 0;
+    }
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+/** The number of `\n` in `text`. */
+function lineCount(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) count++;
+  return count;
 }
 
 function isEsModule(exports: unknown): boolean {

@@ -4,14 +4,12 @@
  * uses), the generated import map and the API registry on `globalThis`. It never validates
  * definitions or reads the project structure.
  */
-export { loadNative } from "./native.ts";
+export { createNativeLoader, loadNative } from "./native.ts";
+export type { NativeLoaderOptions } from "./native.ts";
+export { loadInOneGraph } from "./one_graph.ts";
+export type { GroupLoad, LoadOutcome, ModuleLoader } from "./one_graph.ts";
 export { createEmbeddedLoader } from "./embedded.ts";
-export type {
-  EmbeddedLoader,
-  EmbeddedLoaderOptions,
-  ModuleLoader,
-  TransformerSource,
-} from "./embedded.ts";
+export type { EmbeddedLoader, EmbeddedLoaderOptions, TransformerSource } from "./embedded.ts";
 export { transformCacheDir } from "./transform_cache.ts";
 export { LOADER_KINDS, selectLoader, unmatchedAlias } from "./select.ts";
 export type { LoaderFacts, LoaderKind, LoaderSelection } from "./select.ts";

@@ -91,3 +91,58 @@ Deno.test("discoverProject() reports every bad file together, sorted by file (ru
   assert.ok(lines.every((line) => !line.includes("\n")));
   assert.equal(e.hint, "fix the files listed above, then run the command again");
 });
+
+Deno.test("issue 20: discoverProject() loads every file it imports through one loadAll, in discovery order", async () => {
+  const root = fixture("discovery_project");
+  const calls: string[][] = [];
+  let single = 0;
+  const load = Object.assign((path: string) => {
+    single++;
+    return loadNative(path);
+  }, {
+    loadAll: (paths: readonly string[]) => {
+      calls.push([...paths]);
+      return loadNative.loadAll!(paths);
+    },
+  });
+  const project = await discoverProject(root, { load });
+  assert.equal(single, 0);
+  assert.equal(calls.length, 1);
+  // Entries, then groups, then experiment candidates: the order file-by-file discovery imports
+  // them in; helpers without a default export are imported too, type declarations are not.
+  assert.deepEqual(calls[0]!.map((path) => path.slice(root.length + 1)), [
+    "evals/10-a.eval.ts",
+    "evals/2-b.eval.ts",
+    "evals/data/empty.eval.ts",
+    "evals/data/empty_record.eval.ts",
+    "evals/data/keyed.eval.ts",
+    "evals/data/rows.eval.ts",
+    "evals/group/a.eval.ts",
+    "evals/group/b.eval.ts",
+    "evals/group/eval-group.ts",
+    "experiments/base.ts",
+    "experiments/helpers.ts",
+    "experiments/models/openai/gpt-5.4-mini.ts",
+    "experiments/models/openai/gpt-5.4.experiment.ts",
+  ]);
+  assert.equal(project.evals.length, 10);
+});
+
+Deno.test("issue 20: discoverProject() reports the one file whose loadAll outcome failed", async () => {
+  const root = fixture("discovery_project");
+  const failing = Object.assign((path: string) => loadNative(path), {
+    loadAll: async (paths: readonly string[]) => {
+      const outcomes = await loadNative.loadAll!(paths);
+      return outcomes.map((outcome, i) =>
+        paths[i]!.endsWith("experiments/base.ts")
+          ? { ok: false as const, error: new Error("base failed alone") }
+          : outcome
+      );
+    },
+  });
+  const error = await discoverProject(root, { load: failing }).catch((e: UsageError) => e);
+  assert.ok(error instanceof UsageError, String(error));
+  assert.deepEqual([error.message, ...error.extraLines], [
+    "experiments/base.ts: cannot load: base failed alone",
+  ]);
+});

@@ -13,6 +13,8 @@ import { DEFAULT_DOCKER_HOST, dockerAvailability, skipLine } from "../_helpers/d
 const docker = await dockerAvailability();
 const TEST_COMMAND = "./scripts/deno task test";
 const DEMO_COMMAND = "./scripts/deno task demo";
+/** The quick benchmarks after the suite (issue 20). */
+const BENCH_LINE = "if ! ./scripts/deno task bench --quick >/dev/null; then";
 const DOCKERD = join(REPO_ROOT, "scripts", "ci", "dockerd.sh");
 const HOST_PATH = Deno.env.get("PATH") ?? "/usr/bin:/bin";
 
@@ -35,14 +37,18 @@ Deno.test("README set-up section has exactly the two commands of toolchain.md §
   assert.deepEqual(setUpCommands(readme), [DEMO_COMMAND, TEST_COMMAND]);
 });
 
-Deno.test(".ci/run runs the README's test command and no other Deno command", async () => {
+Deno.test(".ci/run runs the README's test command, then the quick benchmarks, and no other Deno command", async () => {
   const lines = codeLines(await readFile(join(REPO_ROOT, ".ci", "run"), "utf8"));
   const deno = lines.filter((line) => line.includes("scripts/deno"));
-  assert.deepEqual(deno, [TEST_COMMAND]);
+  assert.deepEqual(deno, [TEST_COMMAND, BENCH_LINE]);
   const start = lines.findIndex((line) => line.includes("scripts/ci/dockerd.sh start"));
   const test = lines.indexOf(TEST_COMMAND);
+  const bench = lines.indexOf(BENCH_LINE);
   const stop = lines.findLastIndex((line) => line.startsWith("scripts/ci/dockerd.sh stop"));
-  assert.ok(start >= 0 && start < test && test < stop, "order: start, test, stop");
+  assert.ok(
+    start >= 0 && start < test && test < bench && bench < stop,
+    "order: start, test, bench, stop",
+  );
 });
 
 for (
@@ -84,6 +90,7 @@ case "\${FAKE_CHANGE:-}" in
   modify) echo changed >> tracked.txt ;;
   add) : > stray.txt ;;
 esac
+[ "$2" = bench ] && exit "\${FAKE_BENCH_STATUS:-0}"
 printf '\\033[0m\\033[32mok\\033[0m | 3 passed (1 step) | 0 failed | 2 ignored \\033[0m\\033[38;5;245m(1s)\\033[0m\\n'
 exit "\${FAKE_STATUS:-0}"`;
 
@@ -127,6 +134,7 @@ Deno.test(".ci/run gives the daemon's exports to the test command, then stops th
     "agent_clis",
     "chromium",
     "deno task test host=unix:///fake/docker.sock require=1 clis=1 browser=1",
+    "deno task bench --quick host=unix:///fake/docker.sock require=1 clis=1 browser=1",
     "dockerd stop",
   ]);
   assert.ok(result.stdout.includes("\x1b[32mok\x1b[0m | 3 passed (1 step)"), "test output passes");
@@ -137,6 +145,13 @@ Deno.test(".ci/run exits with the test command's status", async () => {
   const { result, log } = await runCi({ FAKE_STATUS: "3" });
   assert.equal(result.code, 3, describeRun(result));
   assert.equal(log.at(-1), "dockerd stop");
+});
+
+Deno.test(".ci/run fails when the quick benchmarks fail (issue 20)", async () => {
+  const { result, log } = await runCi({ FAKE_BENCH_STATUS: "1" });
+  assert.equal(result.code, 1, describeRun(result));
+  assert.equal(log.at(-1), "dockerd stop");
+  assert.match(result.stderr, /deno task bench --quick failed/);
 });
 
 Deno.test(".ci/run fails without running the suite when the daemon does not start", async () => {

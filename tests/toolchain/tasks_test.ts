@@ -26,7 +26,7 @@ const TASKS: Record<string, string> = {
   lint: "deno lint && deno run -A --frozen scripts/check_layout.ts",
   fmt: "deno fmt",
   demo: "deno run -A --frozen scripts/demo.ts",
-  bench: "deno bench -A --frozen",
+  bench: "deno run -A --frozen bench/_run.ts",
 };
 const LATER_TASKS: Record<string, string> = {
   compile: "deno run -A --frozen compile.ts",
