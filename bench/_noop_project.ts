@@ -1,7 +1,7 @@
 /** The generated no-op project the CLI benchmarks run, and the peak-RSS probe they share. */
 
-/** Files of a project with `n` no-op evals (one `scriptedAgent` turn and one check each). */
-export function noopProjectFiles(n: number): Record<string, string> {
+/** The config and the one no-op experiment (a `scriptedAgent` answering "ok") of a bench project. */
+export function noopProjectBase(): Record<string, string> {
   return {
     "niceeval.config.ts":
       `import { defineConfig } from "niceeval";\nexport default defineConfig({});\n`,
@@ -13,6 +13,13 @@ export function noopProjectFiles(n: number): Record<string, string> {
       `});`,
       ``,
     ].join("\n"),
+  };
+}
+
+/** Files of a project with `n` no-op evals (one `scriptedAgent` turn and one check each). */
+export function noopProjectFiles(n: number): Record<string, string> {
+  return {
+    ...noopProjectBase(),
     "evals/noop.eval.ts": [
       `import { defineEval } from "niceeval";`,
       `import { includes } from "niceeval/expect";`,

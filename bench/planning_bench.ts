@@ -15,7 +15,7 @@ import {
   progress,
   spread,
 } from "./_harness.ts";
-import { removeAtUnload } from "./_noop_project.ts";
+import { noopProjectBase, removeAtUnload } from "./_noop_project.ts";
 
 const FULL_SIZES = [1_000, 5_000];
 const QUICK_SIZES = [20];
@@ -26,18 +26,7 @@ const FILES_PER_FOLDER = 100;
 
 /** A project of `n` eval files in folders of {@link FILES_PER_FOLDER}. */
 export function manyFilesProject(n: number): Record<string, string> {
-  const files: Record<string, string> = {
-    "niceeval.config.ts":
-      `import { defineConfig } from "niceeval";\nexport default defineConfig({});\n`,
-    "experiments/noop.ts": [
-      `import { defineExperiment } from "niceeval";`,
-      `import { scriptedAgent } from "niceeval/adapter";`,
-      `export default defineExperiment({`,
-      `  agent: scriptedAgent({ name: "noop", script: [], fallback: { text: "ok" } }),`,
-      `});`,
-      ``,
-    ].join("\n"),
-  };
+  const files = noopProjectBase();
   for (let i = 0; i < n; i++) {
     const folder = `g${String(Math.floor(i / FILES_PER_FOLDER)).padStart(3, "0")}`;
     files[join("evals", folder, `e${i}.eval.ts`)] = [

@@ -21,13 +21,13 @@ import type {
   ExecOptions,
   ExecResult,
   Lifetime,
-  OutputChunk,
   SandboxCapabilities,
   SandboxHandle,
 } from "../types.ts";
 import { killGroup, runProcessGroup } from "./_process_group.ts";
 import { killMarked } from "./_process_tree.ts";
 import { removeTree } from "./_local_fs.ts";
+import { OutputQueue } from "./_output_queue.ts";
 
 /** What a local handle is built from. */
 interface LocalHandleInit {
@@ -60,7 +60,7 @@ export class LocalHandle implements SandboxHandle {
   readonly #groups = new Set<number>();
   #retired = false;
   #stopping: Promise<void> | undefined;
-  #output: Promise<void> = Promise.resolve();
+  readonly #output = new OutputQueue();
 
   constructor(init: LocalHandleInit) {
     this.#init = init;
@@ -92,7 +92,7 @@ export class LocalHandle implements SandboxHandle {
       ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
-      ...(options.onOutput ? { onOutput: this.#serialized(options.onOutput) } : {}),
+      ...(options.onOutput ? { onOutput: this.#output.wrap(options.onOutput) } : {}),
       clock: this.#init.clock,
       onSpawn: (pgid) => this.#record(pgid),
     });
@@ -181,15 +181,6 @@ export class LocalHandle implements SandboxHandle {
   async #record(pgid: number): Promise<void> {
     this.#groups.add(pgid);
     await Deno.writeTextFile(join(this.root, "pgids"), `${pgid}\n`, { append: true });
-  }
-
-  /** Serializes live-output callbacks per handle (rule 16); the facade reports throwing ones. */
-  #serialized(fn: (c: OutputChunk) => void | Promise<void>) {
-    return (chunk: OutputChunk): Promise<void> => {
-      const next = this.#output.then(() => fn(chunk)).catch(() => undefined);
-      this.#output = next;
-      return next;
-    };
   }
 
   /**

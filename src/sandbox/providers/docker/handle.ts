@@ -22,7 +22,6 @@ import type {
   ExecOptions,
   ExecResult,
   Lifetime,
-  OutputChunk,
   SandboxCapabilities,
   SandboxHandle,
   UploadEntry,
@@ -31,6 +30,7 @@ import { dockerStatus } from "./client.ts";
 import { stopContainer } from "./stop.ts";
 import { CONTROL_DIR, type DockerExecRequest, runExec } from "./_exec.ts";
 import { firstTarEntry, oneEntryTar, packTar, uploadTarEntries } from "./_tar.ts";
+import { OutputQueue } from "../_output_queue.ts";
 
 /** What a docker handle is built from. */
 export interface DockerHandleInit {
@@ -85,7 +85,7 @@ export class DockerHandle implements SandboxHandle {
   #execs = 0;
   #retired = false;
   #stopping: Promise<void> | undefined;
-  #output: Promise<void> = Promise.resolve();
+  readonly #output = new OutputQueue();
 
   constructor(init: DockerHandleInit) {
     this.#init = init;
@@ -108,7 +108,7 @@ export class DockerHandle implements SandboxHandle {
       cwd: options.cwd === undefined ? this.workdir : sandboxPath(this.workdir, options.cwd),
       env: options.env,
       stdin: options.stdin,
-      onOutput: options.onOutput ? this.#serialized(options.onOutput) : undefined,
+      onOutput: options.onOutput ? this.#output.wrap(options.onOutput) : undefined,
     };
     this.#execs += 1;
     const outcome = await runExec(this.#init, request, {
@@ -321,15 +321,6 @@ export class DockerHandle implements SandboxHandle {
 
   #short(): string {
     return this.id.slice(0, 12);
-  }
-
-  /** Serializes live-output callbacks per handle (rule 16); the facade reports throwing ones. */
-  #serialized(fn: (c: OutputChunk) => void | Promise<void>) {
-    return (chunk: OutputChunk): Promise<void> => {
-      const next = this.#output.then(() => fn(chunk)).catch(() => undefined);
-      this.#output = next;
-      return next;
-    };
   }
 }
 

@@ -18,7 +18,6 @@ import type {
   ExecOptions,
   ExecResult,
   Lifetime,
-  OutputChunk,
   SandboxCapabilities,
   SandboxHandle,
 } from "../../types.ts";
@@ -26,6 +25,7 @@ import { commandLine, shellQuote } from "./frames.ts";
 import { type E2BExecOutcome, runWrapped } from "./exec.ts";
 import { isNotFound } from "./owned.ts";
 import type { E2BInstance } from "./port.ts";
+import { OutputQueue } from "../_output_queue.ts";
 
 /** Rule 129. */
 const CAPABILITIES: SandboxCapabilities = Object.freeze({
@@ -60,7 +60,7 @@ export class E2BHandle implements SandboxHandle {
   readonly #init: E2BHandleInit;
   #retired: string | undefined;
   #stopping: Promise<void> | undefined;
-  #output: Promise<void> = Promise.resolve();
+  readonly #output = new OutputQueue();
 
   constructor(init: E2BHandleInit) {
     this.#init = init;
@@ -82,7 +82,7 @@ export class E2BHandle implements SandboxHandle {
       stdin: options.stdin,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
-      onOutput: options.onOutput ? this.#serialized(options.onOutput) : undefined,
+      onOutput: options.onOutput ? this.#output.wrap(options.onOutput) : undefined,
     }, clock);
     return await this.#settle(outcome, options, started);
   }
@@ -232,14 +232,5 @@ export class E2BHandle implements SandboxHandle {
     if (this.#retired !== undefined) {
       throw new SandboxRetiredError(`Cannot use e2b sandbox "${this.id}": ${this.#retired}`);
     }
-  }
-
-  /** Serializes live-output callbacks per handle (rule 16); the facade reports throwing ones. */
-  #serialized(fn: (c: OutputChunk) => void | Promise<void>) {
-    return (chunk: OutputChunk): Promise<void> => {
-      const next = this.#output.then(() => fn(chunk)).catch(() => undefined);
-      this.#output = next;
-      return next;
-    };
   }
 }

@@ -20,7 +20,6 @@ import type {
   ExecOptions,
   ExecResult,
   Lifetime,
-  OutputChunk,
   SandboxCapabilities,
   SandboxHandle,
 } from "../../types.ts";
@@ -31,6 +30,7 @@ import {
   type VercelPort,
   withCleanupSignal,
 } from "./port.ts";
+import { OutputQueue } from "../_output_queue.ts";
 
 /** The workdir of every vercel sandbox (rule 131). */
 export const VERCEL_WORKDIR = "/vercel/sandbox";
@@ -61,7 +61,7 @@ export class VercelHandle implements SandboxHandle {
   #expiresAt: Date | undefined;
   #retired = false;
   #stopping: Promise<void> | undefined;
-  #output: Promise<void> = Promise.resolve();
+  readonly #output = new OutputQueue();
 
   constructor(init: VercelHandleInit) {
     this.#init = init;
@@ -115,7 +115,7 @@ export class VercelHandle implements SandboxHandle {
     const stdout = tail(out);
     const stderr = tail(err);
     if (options.onOutput) {
-      const deliver = this.#serialized(options.onOutput);
+      const deliver = this.#output.wrap(options.onOutput);
       if (stdout.bytes.length > 0) await deliver({ stream: "stdout", data: stdout.bytes });
       if (stderr.bytes.length > 0) await deliver({ stream: "stderr", data: stderr.bytes });
     }
@@ -263,15 +263,6 @@ export class VercelHandle implements SandboxHandle {
     if (this.#retired) {
       throw new SandboxRetiredError(`Cannot use vercel sandbox "${this.id}": it was stopped`);
     }
-  }
-
-  /** Serializes output callbacks per handle (rule 16); the facade reports throwing ones. */
-  #serialized(fn: (c: OutputChunk) => void | Promise<void>) {
-    return (chunk: OutputChunk): Promise<void> => {
-      const next = this.#output.then(() => fn(chunk)).catch(() => undefined);
-      this.#output = next;
-      return next;
-    };
   }
 }
 
