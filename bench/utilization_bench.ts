@@ -20,11 +20,6 @@ interface SuiteExperiment {
 
 interface Suite {
   readonly name: string;
-  /**
-   * Durations differ across experiments in a way that rounds (PRIO-3) cannot see: the scheduler
-   * knows no duration in advance, so this suite is outside the target.
-   */
-  readonly informative?: boolean;
   /** The global cap. */
   readonly cap: number;
   readonly experiments: readonly SuiteExperiment[];
@@ -66,12 +61,20 @@ const SUITES: readonly Suite[] = [
     ],
   },
   {
-    name: "informative: a capped chain of fewer but longer Attempts",
-    informative: true,
+    name: "a capped chain of fewer but longer Attempts",
     cap: 8,
     experiments: [
       { id: "open", count: 200, durationMs: 10 },
       { id: "chain", count: 20, durationMs: 50, maxConcurrency: 1 },
+    ],
+  },
+  {
+    name: "capped experiments whose caps fill G, beside a long open one",
+    cap: 4,
+    experiments: [
+      { id: "open", count: 24, durationMs: 100 },
+      { id: "capped-a", count: 6, durationMs: 60, maxConcurrency: 2 },
+      { id: "capped-b", count: 8, durationMs: 40, maxConcurrency: 2 },
     ],
   },
 ];
@@ -142,9 +145,8 @@ async function run(_options: BenchOptions): Promise<Figures> {
       rows,
     }],
     notes: [
-      "Target (issues 15 and 20): ratio ≤ 1.05 on every mixed suite. The informative suite is " +
-      "outside it: the scheduler ranks experiments by rounds (PRIO-3), not by durations it " +
-      "cannot know, so a chain of fewer, longer Attempts starts behind the open ones.",
+      "Target (issues 15 and 20): ratio ≤ 1.05 on every mixed suite. Experiments capped below " +
+      "G go first, then rounds decide (docs/priority.md).",
     ],
   };
 }

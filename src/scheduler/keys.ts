@@ -1,6 +1,8 @@
 /**
- * Priority keys (PRIO-2 … PRIO-4): (rounds descending, experiment selection index, wave-major
- * slot index). Computed once at planning and kept for a waiter's life (PRIO-5).
+ * Priority keys (PRIO-2 … PRIO-4): (capped below G₀ first, rounds descending, experiment selection
+ * index, wave-major slot index). Computed once at planning and kept for a waiter's life (PRIO-5).
+ * An experiment capped below G₀ can never use more than its cap, so it goes ahead of the
+ * uncapped ones, which back-fill every other slot (docs/priority.md).
  */
 import type { Plan, PlannedSlot } from "../plan/mod.ts";
 import { compareKeys } from "./priority_queue.ts";
@@ -26,6 +28,7 @@ function priorityKeys(plan: Plan, g0: number): (readonly number[] | undefined)[]
   for (const experiment of plan.experiments) {
     const runnable = byExperiment[experiment.index] ?? [];
     const rounds = roundsOf(runnable.length, experiment.maxConcurrency, g0);
+    const uncapped = (experiment.maxConcurrency ?? g0) >= g0 ? 1 : 0;
     const lanes = lanesOf(runnable);
     let maxWave = 0;
     for (const lane of lanes) maxWave = Math.max(maxWave, lane.length);
@@ -33,7 +36,7 @@ function priorityKeys(plan: Plan, g0: number): (readonly number[] | undefined)[]
     for (let wave = 0; wave < maxWave; wave++) {
       for (const lane of lanes) {
         const slot = lane[wave];
-        if (slot) keys[slot.position] = [-rounds, experiment.index, slotIndex++];
+        if (slot) keys[slot.position] = [uncapped, -rounds, experiment.index, slotIndex++];
       }
     }
   }

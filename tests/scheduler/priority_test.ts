@@ -110,3 +110,36 @@ Deno.test("S38 rounds are not recomputed when earlyExit leaves one b slot", asyn
   await run.passAll();
   assert.deepEqual(run.log.starts(), ["b:b1#0", "b:b2#2", "a:a1#0", "a:a2#0"]);
 });
+
+Deno.test("issue 20: an experiment capped below G goes ahead of an uncapped one with as many rounds", async () => {
+  // G = 4: open has 8 evals (rounds 2), capped 4 evals at max 2 (rounds 2). Capped first, so the
+  // uncapped experiment back-fills the other two slots instead of leaving them idle later.
+  const plan = fakePlan({
+    evals: [...evalIds(8, "o"), ...evalIds(4, "c")],
+    experiments: [
+      { id: "open", evals: evalIds(8, "o") },
+      { id: "capped", maxConcurrency: 2, evals: evalIds(4, "c") },
+    ],
+  });
+  const run = startRun(plan, { cap: 4 });
+  await run.flush();
+  assert.deepEqual(run.log.starts(), ["capped:c0#0", "capped:c1#0", "open:o0#0", "open:o1#0"]);
+  await run.passAll();
+});
+
+Deno.test("issue 20: a capped chain with fewer rounds still starts first; at G = 1 nothing changes", async () => {
+  const experiments = [
+    { id: "open", evals: evalIds(6, "o") },
+    { id: "chain", maxConcurrency: 1, evals: evalIds(2, "c") },
+  ];
+  const evals = [...evalIds(6, "o"), ...evalIds(2, "c")];
+  const wide = startRun(fakePlan({ evals, experiments }), { cap: 3 });
+  await wide.flush();
+  assert.deepEqual(wide.log.starts(), ["chain:c0#0", "open:o0#0", "open:o1#0"]);
+  await wide.passAll();
+  // At G = 1 the cap of 1 is not below G: rounds decide (open 6 > chain 2).
+  const serial = startRun(fakePlan({ evals, experiments }), { cap: 1 });
+  await serial.flush();
+  assert.deepEqual(serial.log.starts(), ["open:o0#0"]);
+  await serial.passAll();
+});

@@ -178,7 +178,8 @@ Deno.test("S154 RAMP-9: a hold in the control file at start: the cap never rises
 
 Deno.test("S155 RAMP-3: climbing 2 → 8 keeps an experiment cap of 1 and an exclusive lane serial; rounds use 2", async () => {
   // b (selection 0) has 6 evals, a (selection 1) 8: with G₀ = 2 a has more rounds (4 > 3) and
-  // goes first; with G₀ = 8 both would have 1 round and b would go first.
+  // goes first; with G₀ = 8 both would have 1 round and b would go first. x, capped below G₀,
+  // ranks ahead of the uncapped experiments (docs/priority.md).
   const plan = fakePlan({
     evals: evalIds(8),
     experiments: [
@@ -195,7 +196,7 @@ Deno.test("S155 RAMP-3: climbing 2 → 8 keeps an experiment cap of 1 and an exc
     serialGroups: [["l1", "l2"]],
   });
   await run.flush();
-  assert.deepEqual(run.fake.names(), ["a:e0#0", "a:e1#0"]);
+  assert.deepEqual(run.fake.names(), ["x:e0#0", "a:e0#0"]);
   for (let i = 0; i < 3; i++) await run.clock.tickAsync(W);
   assert.equal(run.scheduler.snapshot().cap, 8);
   await passAll(run);
