@@ -18,6 +18,7 @@
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UsageError } from "./src/_shared/mod.ts";
+import { LAUNCHER_V8_FLAGS } from "./src/_shared/heap_flags.ts";
 
 /** The six targets Deno compiles for. */
 export const TARGETS = [
@@ -411,7 +412,12 @@ function reportUnresolved(resolutions: readonly Resolution[], port: CompilePort)
 async function buildTarget(resolution: Resolution, file: string, ctx: Context): Promise<boolean> {
   const { target, source, detail } = resolution;
   const args = ["compile", "-A", "--no-check", "--frozen", "--target", target];
-  args.push("--include", ctx.wasmPath(), "--output", file, "mod.ts");
+  // deno.json turns on lazy-dynamic-imports for a fast start, and deno compile honours it too: it
+  // would embed only what mod.ts imports statically. Every module of src/ is a root of its own,
+  // so the binary holds the whole CLI and the packages it imports (docs/start.md).
+  // The binary's V8 heap settings (docs/memory.md).
+  args.push(`--v8-flags=${LAUNCHER_V8_FLAGS}`);
+  args.push("--include", "src", "--include", ctx.wasmPath(), "--output", file, "mod.ts");
   const denortBin = source === "DENORT_BIN" ? detail : null;
   const code = await ctx.port.runDeno(args, { cwd: ctx.root, denortBin });
   if (code !== 0) {

@@ -28,6 +28,8 @@ export interface ChildOptions {
   readonly env?: Record<string, string>;
   /** Collect and sample the live heap this often while the child runs (perturbs it a little). */
   readonly heapSampleMs?: number;
+  /** V8 flags of the child, comma-separated (the launchers' heap settings, say). */
+  readonly v8Flags?: string;
 }
 
 /** What one CLI run cost. */
@@ -76,7 +78,11 @@ export async function runCli(
 ): Promise<ChildFigures> {
   const probe = options.probe ?? true;
   const probeOut = join(place.stateDir, `probe-${crypto.randomUUID()}.json`);
-  const flags = probe ? ["--v8-flags=--expose-gc", "--preload", PROBE] : [];
+  const v8 = [...(probe ? ["--expose-gc"] : []), ...(options.v8Flags ? [options.v8Flags] : [])];
+  const flags = [
+    ...(v8.length > 0 ? [`--v8-flags=${v8.join(",")}`] : []),
+    ...(probe ? ["--preload", PROBE] : []),
+  ];
   const env = childEnv(place.stateDir, {
     ...options.env,
     ...(probe ? { NICEEVAL_BENCH_PROBE_OUT: probeOut } : {}),

@@ -15,6 +15,7 @@ import {
   seconds,
 } from "./_harness.ts";
 import { noopProjectFiles, removeAtUnload } from "./_noop_project.ts";
+import { LAUNCHER_V8_FLAGS } from "../src/_shared/heap_flags.ts";
 
 const FULL_SIZES = [200, 10_000, 100_000];
 const QUICK_SIZES = [20];
@@ -46,7 +47,11 @@ function mib(bytes: number | null): string {
 }
 
 /** One run of `n` no-op Attempts at `cap` in a fresh project; returns its figures and Record. */
-async function exp(n: number, cap: number, heapSampleMs?: number) {
+async function exp(
+  n: number,
+  cap: number,
+  extra: { heapSampleMs?: number; v8Flags?: string } = {},
+) {
   // Projects and Records stay until the process ends: on some file systems creating files is
   // slower for minutes after many files were deleted, and the next case would pay for it.
   const project = await tempProject(null);
@@ -54,7 +59,7 @@ async function exp(n: number, cap: number, heapSampleMs?: number) {
   for (const [path, text] of Object.entries(noopProjectFiles(n))) await project.write(path, text);
   const record = join(project.dir, "bench-record");
   const args = ["exp", "--json", "--max-concurrency", String(cap), "--record", record];
-  const m = await runCli(project, args, heapSampleMs ? { heapSampleMs } : {});
+  const m = await runCli(project, args, extra);
   expectSuccess(m, `niceeval exp (N=${n}, C=${cap})`);
   return { m, record };
 }
@@ -77,18 +82,33 @@ async function measure(n: number, cap: number): Promise<string[]> {
 
 /** A separate run that collects every {@link HEAP_SAMPLE_MS}: it would distort the peak RSS. */
 async function sampled(n: number, cap: number): Promise<string[]> {
-  const { m } = await exp(n, cap, HEAP_SAMPLE_MS);
+  const { m } = await exp(n, cap, { heapSampleMs: HEAP_SAMPLE_MS });
   progress(`overhead N=${count(n)} C=${cap}, heap sampled: ${seconds(m.wallMs)} s`);
   return [count(n), String(cap), mib(m.maxLiveHeapBytes), mib(m.liveHeapBytes), seconds(m.wallMs)];
+}
+
+/** The same run with the V8 heap settings the npm launcher and the compiled binary pass. */
+async function launched(n: number, cap: number): Promise<string[]> {
+  const { m } = await exp(n, cap, { v8Flags: LAUNCHER_V8_FLAGS });
+  progress(`overhead N=${count(n)} C=${cap}, launcher heap settings: ${seconds(m.wallMs)} s`);
+  return [
+    count(n),
+    String(cap),
+    seconds(m.wallMs),
+    m.cpuMs === null ? "n/a" : seconds(m.cpuMs),
+    megabytes(m.peakKiB),
+  ];
 }
 
 async function run({ quick }: BenchOptions): Promise<Figures> {
   const rows: string[][] = [];
   const heapRows: string[][] = [];
+  const launcherRows: string[][] = [];
   const caps = quick ? QUICK_CAPS : FULL_CAPS;
   for (const n of sizes(quick)) {
     for (const cap of caps) rows.push(await measure(n, cap));
     heapRows.push(await sampled(n, caps.at(-1)!));
+    launcherRows.push(await launched(n, caps.at(-1)!));
   }
   return {
     tables: [{
@@ -108,6 +128,10 @@ async function run({ quick }: BenchOptions): Promise<Figures> {
       title: `Live heap while running: a separate run that collects every ${HEAP_SAMPLE_MS} ms`,
       columns: ["N", "C", "max live heap MB", "live heap at exit MB", "wall s"],
       rows: heapRows,
+    }, {
+      title: `Through the launchers: the same run with \`--v8-flags=${LAUNCHER_V8_FLAGS}\``,
+      columns: ["N", "C", "wall s", "CPU s", "peak RSS MB"],
+      rows: launcherRows,
     }],
     notes: [
       "Targets (issue 20): 10,000 at C=100 peak RSS ≤ 220 MB under plain `deno run` " +

@@ -441,6 +441,8 @@ async function smokeTest(dist: string): Promise<string> {
   await writeFile(map, importMapText({ imports: apiUrls, scopes: {} }));
   try {
     const args = ["run", "-A", "--no-lock", "--no-config", "--quiet", "--cached-only"];
+    // The launcher's flag (npm/bin/niceeval.cjs), so that the check runs the CLI as users do.
+    args.push("--unstable-lazy-dynamic-imports");
     args.push(`--import-map=${map}`, join(dist, "cli.js"), "--version");
     return (await deno(args, { cwd: dirname(dist) })).trim();
   } finally {

@@ -167,6 +167,11 @@ async function launch() {
     "--no-lock",
     "--quiet",
     "--cached-only",
+    // Deno reads no module of a literal dynamic import before it runs: the commands and the
+    // packages they use load only when a command needs them (docs/start.md).
+    "--unstable-lazy-dynamic-imports",
+    // The V8 heap settings of the launchers (src/_shared/heap_flags.ts, docs/memory.md).
+    "--v8-flags=--max-semi-space-size=2,--heap-growing-percent=30",
     `--import-map=${map}`,
     path.join(DIST, "cli.js"),
     ...process.argv.slice(2),

@@ -3,7 +3,7 @@
  * definition made by another copy of the API is still recognised; niceeval never uses
  * `instanceof` on definitions.
  */
-import { types } from "node:util";
+import type { types } from "node:util";
 
 /** The registry key of the brand. */
 export const DEFINITION_KEY: unique symbol = Symbol.for("niceeval.definition") as never;
@@ -64,7 +64,20 @@ export function readBrand(value: unknown): Brand | undefined {
 /** True when `value` is a Proxy (revoked ones included): its every read may run user code. */
 export function isProxy(value: unknown): boolean {
   return (typeof value === "object" || typeof value === "function") && value !== null &&
-    types.isProxy(value);
+    utilTypes().isProxy(value);
+}
+
+let loadedTypes: typeof types | undefined;
+
+/**
+ * `types` of `node:util`, loaded at the first check: a static import would load `node:util` into
+ * every start, `--version` included (docs/start.md).
+ */
+function utilTypes(): typeof types {
+  loadedTypes ??= (globalThis.process as unknown as {
+    getBuiltinModule(id: "node:util"): { types: typeof types };
+  }).getBuiltinModule("node:util").types;
+  return loadedTypes;
 }
 
 /** True when `value` carries a current-version brand of `kind`. */

@@ -1,5 +1,5 @@
 /** JSON values as the authoring API defines them (authoring.md §0), plus hashing helpers. */
-import { createHash } from "node:crypto";
+import type { createHash } from "node:crypto";
 
 /** A value that round-trips through `JSON.stringify`/`JSON.parse` unchanged. */
 export type JsonValue =
@@ -84,5 +84,22 @@ function sortKeys(value: unknown): unknown {
 
 /** Lowercase hex SHA-256 of a UTF-8 string or bytes. */
 export function sha256Hex(input: string | Uint8Array): string {
-  return createHash("sha256").update(input).digest("hex");
+  return hashOf("sha256").update(input).digest("hex");
+}
+
+/** `process.getBuiltinModule`, which loads a built-in module synchronously. */
+interface BuiltinModules {
+  getBuiltinModule(id: "node:crypto"): { createHash: typeof createHash };
+}
+
+let hashFactory: typeof createHash | undefined;
+
+/**
+ * `createHash` of `node:crypto`, loaded at the first hash: a static import would load
+ * `node:crypto` into every start, `--version` included (docs/start.md).
+ */
+function hashOf(algorithm: string): ReturnType<typeof createHash> {
+  hashFactory ??= (globalThis.process as unknown as BuiltinModules).getBuiltinModule("node:crypto")
+    .createHash;
+  return hashFactory(algorithm);
 }

@@ -6,7 +6,7 @@ import { resolve } from "node:path";
 import type { RunEvent } from "../_shared/mod.ts";
 import { abandonedResult, createAttemptRunner } from "../attempt/mod.ts";
 import { RecordWriter } from "../record/mod.ts";
-import { dryDocument, dryLines, planLines, reportedResult } from "../report/mod.ts";
+import { dryDocument, dryLines, OutcomeTable, planLines } from "../report/mod.ts";
 import { FORCE_CLEANUP_MS, runPlan } from "../scheduler/mod.ts";
 import { humanMode } from "../panel/mod.ts";
 import { isoTime, onAbort, raceAbort, sleep } from "../_shared/mod.ts";
@@ -174,6 +174,8 @@ async function execute(
 ): Promise<number> {
   const { sandboxes, coordination } = wiring;
   const stop = new AbortController();
+  // Every slot's outcome, in compact form: a long run keeps numbers, not result objects.
+  const outcomes = new OutcomeTable(inv.planned.plan.slots.length);
   const writer = new RecordWriter(inv.recordRoot, {
     clock: io.clock,
     random: io.random,
@@ -196,7 +198,7 @@ async function execute(
   using _relay = onAbort(io.interrupt, onInterrupt);
   if (io.interrupt.aborted) onInterrupt();
   try {
-    await writer.begin(inv.runSpecs);
+    await writer.begin(inv.takeRunSpecs());
     const dispatched = runPlan(
       inv.planned.plan,
       createAttemptRunner({
@@ -219,14 +221,14 @@ async function execute(
         abandon: abandonedResult,
         coordination,
         backpressure: () => writer.backpressure(),
-        retain: reportedResult,
+        onOutcome: (slot, outcome) => outcomes.record(slot, outcome),
         blocked: wiring.blocked,
         ...(inv.options.noBail ? { bailAfter: 0 } : {}),
         ...sandboxes.scheduler(emit),
       },
     );
     // After a second signal nothing is published (INT-2).
-    const work = dispatched.then<number | typeof FORCED>((outcomes) =>
+    const work = dispatched.then<number | typeof FORCED>(() =>
       io.forceInterrupt.aborted ? FORCED : finishRun(io, inv, writer, outcomes)
     );
     const forced = await raceAbort(work, io.forceInterrupt).catch((error): typeof FORCED => {

@@ -1,10 +1,16 @@
 /** One Invocation of `exp`: its ids, Run specs, reporters, and how it ends (receipt, exit code). */
-import type { RunEvent, SlotOutcome } from "../_shared/mod.ts";
+import type { RunEvent } from "../_shared/mod.ts";
 import { errorMessage } from "../_shared/mod.ts";
 import { VERSION } from "../_shared/mod.ts";
 import type { PricingTable } from "../expect/mod.ts";
 import { type RecordWriter, type RunSpec, slotIdentifier, writeTextAtomic } from "../record/mod.ts";
-import { exitCodeOf, junitXml, summarize, withCarriedResults } from "../report/mod.ts";
+import {
+  exitCodeOf,
+  junitXml,
+  type OutcomeTable,
+  summarize,
+  withCarriedResults,
+} from "../report/mod.ts";
 import { type ExpOutput, humanOutput, jsonOutput } from "./exp_output.ts";
 import type { ExpOptions } from "./exp_options.ts";
 import { salvageNotice, unpublishedWarning } from "./exp_warnings.ts";
@@ -24,7 +30,11 @@ export interface Invocation {
   readonly planned: PlannedRun;
   readonly pricing: PricingTable;
   readonly runIds: readonly string[];
-  readonly runSpecs: readonly RunSpec[];
+  /**
+   * The Run specs for the writer's `begin`, once: they hold every slot's identity, which the
+   * writer keeps in compact form, so the Invocation lets go of them (issue 20).
+   */
+  takeRunSpecs(): readonly RunSpec[];
   /** Where the Invocation reports (NDJSON or human). */
   readonly output: ExpOutput;
 }
@@ -38,7 +48,7 @@ export function openInvocation(
   const id = io.random.uuid();
   const startedAt = io.clock.now();
   const runIds = planned.plan.experiments.map(() => io.random.uuid());
-  const runSpecs = runSpecsOf(planned, runIds, {
+  let runSpecs: RunSpec[] | undefined = runSpecsOf(planned, runIds, {
     invocationId: id,
     startedAt,
     rerun: options.rerun,
@@ -67,7 +77,12 @@ export function openInvocation(
     planned,
     pricing: project.config.pricing,
     runIds,
-    runSpecs,
+    takeRunSpecs: () => {
+      const taken = runSpecs;
+      if (taken === undefined) throw new Error("The Run specs were already taken");
+      runSpecs = undefined;
+      return taken;
+    },
     output,
   };
 }
@@ -201,7 +216,7 @@ export async function finishRun(
   io: Io,
   inv: Invocation,
   writer: RecordWriter,
-  outcomes: readonly SlotOutcome[],
+  outcomes: OutcomeTable,
 ): Promise<number> {
   const { plan } = inv.planned;
   const interrupted = io.interrupt.aborted;

@@ -1,15 +1,15 @@
 /**
  * The only module that reads `Deno.args`, `Deno.env`, signals and calls `Deno.exit` (STYLE.md §8).
  * It answers `--version` and every help before anything else loads, then builds the real
- * {@link Io} and runs `main`. Its static imports stay light: the loader, the console routing and
- * the public API arrive through literal dynamic `import()` on the way to a command (docs/start.md).
+ * {@link Io} and runs `main`. Its static imports stay light: `--version` needs none of its own, and
+ * routing (`main.ts`), signals, the loader, the console routing and the public API arrive through
+ * literal dynamic `import()` on the way to a help or a command (docs/start.md).
  */
 import { credentialValues, realClock, Redactor, type TimerHandle } from "../_shared/mod.ts";
-import { realRandom, UsageError } from "../_shared/mod.ts";
+import { realRandom, UsageError, VERSION } from "../_shared/mod.ts";
 import type { ApiNamespaces, ApiUrls, ImportMap, LoaderSelection } from "../loader/mod.ts";
 import type { Io, TextSink } from "./io.ts";
-import { helpOrVersion, main } from "./main.ts";
-import { createSignalCounter, type InterruptSignal } from "./signals.ts";
+import type { InterruptSignal } from "./signals.ts";
 import { ReusableUtf8Encoder } from "./utf8.ts";
 
 /** How often the child of a launcher checks that its launcher still lives (toolchain.md §10.5.1). */
@@ -35,6 +35,8 @@ export async function runProcess(options: ProcessOptions): Promise<never> {
     stdout.write(early);
     Deno.exit(0);
   }
+  const { main } = await import("./main.ts");
+  const { createSignalCounter } = await import("./signals.ts");
   const api = typeof options.api === "function" ? await options.api() : options.api;
   const loaderApi = await import("../loader/mod.ts");
   loaderApi.installApi(api);
@@ -105,10 +107,13 @@ export async function runProcess(options: ProcessOptions): Promise<never> {
 
 /**
  * The text of `--version` or of a help, answered before the API, the loader and signals are set
- * up; undefined for a command, and for a usage error, which `main` reports the usual way.
+ * up; undefined for a command, and for a usage error, which `main` reports the usual way. The
+ * version, as `helpOrVersion` answers it, comes before `main.ts` loads.
  */
 async function earlyText(args: readonly string[]): Promise<string | undefined> {
+  if (args[0] === "--version" || args[0] === "-v") return `${VERSION}\n`;
   try {
+    const { helpOrVersion } = await import("./main.ts");
     return await helpOrVersion(args);
   } catch {
     return undefined;

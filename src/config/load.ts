@@ -1,8 +1,6 @@
 /** Loads `niceeval.config.ts` from the project root (authoring.md §1.1 rules 1–2). */
 import { API_FORMAT_VERSION, readBrand } from "../_shared/mod.ts";
 import { errorMessage, hasErrorName, UsageError } from "../_shared/mod.ts";
-import { describeLoadError } from "../loader/mod.ts";
-import { join } from "node:path";
 import { type ConfigDefinition, defineConfig } from "./define.ts";
 
 /** The config file name; the project root is the directory that holds it. */
@@ -16,6 +14,9 @@ type ModuleLoader = (path: string) => Promise<Record<string, unknown>>;
  * `config.import-failed` or `config-invalid` as {@link UsageError}.
  */
 export async function loadConfig(root: string, load: ModuleLoader): Promise<ConfigDefinition> {
+  // `node:path` and the loader load only when a config is read: the public root, which every
+  // start loads, reaches this module (docs/start.md).
+  const { join } = await import("node:path");
   const path = join(root, CONFIG_FILE);
   try {
     const info = await Deno.stat(path);
@@ -40,6 +41,7 @@ export async function loadConfig(root: string, load: ModuleLoader): Promise<Conf
         { cause: error },
       );
     }
+    const { describeLoadError } = await import("../loader/mod.ts");
     throw new UsageError(
       "config.import-failed",
       `${CONFIG_FILE}: cannot load: ${describeLoadError(error, root)}`,

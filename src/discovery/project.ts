@@ -1,14 +1,13 @@
-/** Discovers a whole project: evals, groups and experiments, every issue collected. */
-import {
-  classifyEvalFiles,
-  type DiscoveredEval,
-  discoverEvals,
-  type ModuleLoader,
-} from "./evals.ts";
-import { type DiscoveredExperiment, discoverExperiments, experimentIdOf } from "./experiments.ts";
-import { type DiscoveredGroup, discoverGroups, inGroupDirectory } from "./groups.ts";
-import { type DiscoveryIssue, sortIssues, throwOnErrors } from "./issues.ts";
-import { type WalkedFile, walkFiles } from "./walk.ts";
+/**
+ * Discovers a whole project: evals, groups and experiments, every issue collected. The modules
+ * that do it (and, through them, the loader and `node:` modules) are imported when discovery
+ * runs: the public root, which every start loads, reaches this module (docs/start.md).
+ */
+import type { DiscoveredEval, ModuleLoader } from "./evals.ts";
+import type { DiscoveredExperiment } from "./experiments.ts";
+import type { DiscoveredGroup } from "./groups.ts";
+import type { DiscoveryIssue } from "./issues.ts";
+import type { WalkedFile } from "./walk.ts";
 
 /** Everything discovery found. */
 export interface DiscoveredProject {
@@ -35,6 +34,19 @@ export async function discoverProject(
   root: string,
   options: DiscoverOptions,
 ): Promise<DiscoveredProject> {
+  const [
+    { classifyEvalFiles, discoverEvals },
+    { discoverExperiments, experimentIdOf },
+    { discoverGroups, inGroupDirectory },
+    { sortIssues, throwOnErrors },
+    { walkFiles },
+  ] = await Promise.all([
+    import("./evals.ts"),
+    import("./experiments.ts"),
+    import("./groups.ts"),
+    import("./issues.ts"),
+    import("./walk.ts"),
+  ]);
   const issues: DiscoveryIssue[] = [];
   const evalFiles = await walkFiles(root, "evals", issues);
   const { entries, groups: groupFiles } = classifyEvalFiles(evalFiles, issues);

@@ -28,6 +28,37 @@ export function recordJson(value: unknown, redactor?: Redactor): string {
 }
 
 /**
+ * {@link recordJson} of an object whose last key `key` holds a long array, in pieces: the rest of
+ * the object, then each element. Joined, the pieces are exactly `recordJson(value, redactor)` when
+ * nothing needs redacting; each piece is redacted on its own (issue 20: a header of 100,000 slots
+ * is never one string).
+ */
+export function* recordJsonPieces(
+  value: Record<string, unknown>,
+  key: string,
+  redactor?: Redactor,
+): Generator<string> {
+  const items = value[key];
+  const keys = Object.keys(value);
+  if (!Array.isArray(items) || items.length === 0 || keys[keys.length - 1] !== key) {
+    yield recordJson(value, redactor);
+    return;
+  }
+  const head = redactedJson({ ...value, [key]: [] }, redactor, 2);
+  const empty = `${JSON.stringify(key)}: []\n}`;
+  if (!head.endsWith(empty)) {
+    yield recordJson(value, redactor);
+    return;
+  }
+  yield `${head.slice(0, head.length - "[]\n}".length)}[\n`;
+  for (let i = 0; i < items.length; i++) {
+    const item = redactedJson(items[i], redactor, 2).replaceAll("\n", "\n    ");
+    yield `${i === 0 ? "" : ",\n"}    ${item}`;
+  }
+  yield "\n  ]\n}\n";
+}
+
+/**
  * `JSON.stringify(value, null, indent)` with credential values redacted so that the text stays
  * valid JSON (see {@link recordJson}).
  */
@@ -62,7 +93,11 @@ export function redactDeep(value: unknown, redactor: Redactor): unknown {
 /** One file of {@link writeFilesAtomic}. */
 export interface FileText {
   readonly name: string;
-  readonly text: string;
+  /**
+   * The content, or its pieces in order: a large file is then encoded and written a piece at a
+   * time instead of as one string and one buffer (issue 20).
+   */
+  readonly text: string | Iterable<string>;
 }
 
 /** fsyncs an open file that was written at `path`; the seam tests use to observe file fsyncs. */
@@ -151,10 +186,15 @@ const CREATE_NEW: Deno.OpenOptions = { write: true, createNew: true };
 const READ: Deno.OpenOptions = { read: true };
 
 /** Creates, writes and fsyncs a temporary file; removes it again when writing fails. */
-async function writeTemp(temp: string, text: string, sync: FileSyncer): Promise<void> {
+async function writeTemp(
+  temp: string,
+  text: string | Iterable<string>,
+  sync: FileSyncer,
+): Promise<void> {
   const file = await Deno.open(temp, CREATE_NEW);
   try {
-    await writeAll(file, ENCODER.encode(text));
+    if (typeof text === "string") await writeAll(file, ENCODER.encode(text));
+    else await writePieces(file, text);
     await sync(file, temp);
   } catch (error) {
     file.close();
@@ -162,6 +202,21 @@ async function writeTemp(temp: string, text: string, sync: FileSyncer): Promise<
     throw error;
   }
   file.close();
+}
+
+/** Pieces gathered up to about this many characters go out in one write. */
+const PIECE_BATCH_CHARS = 256 * 1024;
+
+async function writePieces(file: Deno.FsFile, pieces: Iterable<string>): Promise<void> {
+  let batch = "";
+  for (const piece of pieces) {
+    batch += piece;
+    if (batch.length >= PIECE_BATCH_CHARS) {
+      await writeAll(file, ENCODER.encode(batch));
+      batch = "";
+    }
+  }
+  if (batch !== "") await writeAll(file, ENCODER.encode(batch));
 }
 
 async function removeAll(paths: readonly string[]): Promise<void> {

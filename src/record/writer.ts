@@ -18,6 +18,7 @@ import {
   createExclusive,
   DirectorySyncer,
   recordJson,
+  recordJsonPieces,
   writeFilesAtomic,
 } from "./atomic.ts";
 import { recordLine } from "./log.ts";
@@ -33,8 +34,8 @@ import {
   runHeaderDocument,
   type RunSpec,
   settledAttemptRecord,
-  type WriterSlot,
 } from "./documents.ts";
+import { SlotTable } from "./_slot_table.ts";
 
 /** Raised when a Record write fails; the run stops dispatching (REC-9). */
 export class RecordWriteError extends Error {
@@ -53,15 +54,27 @@ export class RecordWriteError extends Error {
  */
 const BACKLOG_HIGH = 1024;
 
-/** One Run being written. */
+/** One Run being written. Its slots live in the writer's {@link SlotTable}. */
 interface RunState {
-  readonly spec: RunSpec;
+  readonly runId: string;
+  readonly experimentId: string;
+  /** Plan positions of the Run's slots. */
+  readonly positions: Int32Array;
   readonly dir: string;
   readonly logPath: string;
   log: RunLog | null;
-  readonly members: Set<string>;
   /** Attempts started and not yet durable as settled. */
   readonly pendingAttempts: Set<string>;
+}
+
+/**
+ * Forgets an Attempt once its settled record is durable. A function of its own, so that the
+ * callback, which lives until the batch syncs, does not keep the result it was written from.
+ */
+function forgetWhenDurable(pending: Set<string>, attemptId: string): () => void {
+  return () => {
+    pending.delete(attemptId);
+  };
 }
 
 /** Opens a Run's log file; a seam for tests that count syncs or inject failures. */
@@ -84,9 +97,8 @@ export class RecordWriter {
   readonly #openLog: LogOpener;
   readonly #batch: { batchRecords?: number; batchMs?: number };
   readonly #runs: RunState[] = [];
-  /** Each planned slot and its Run, indexed by slot position (dense: 0 … total − 1). */
-  #slotAt: (WriterSlot | undefined)[] = [];
-  #runAt: (RunState | undefined)[] = [];
+  /** Each planned slot and its Run, by slot position (dense: 0 … total − 1). */
+  #slots = new SlotTable(0);
   /** Started Attempts by slot position, until they settle. */
   readonly #started = new Map<number, AttemptHeader>();
   #failure: RecordWriteError | undefined;
@@ -153,40 +165,41 @@ export class RecordWriter {
     for (const spec of runs) {
       for (const slot of spec.slots) positions = Math.max(positions, slot.position + 1);
     }
-    // Filled up front: assigning out of order would leave holes in the arrays.
-    this.#slotAt = Array.from({ length: positions }, () => undefined);
-    this.#runAt = Array.from({ length: positions }, () => undefined);
+    // The specs are not kept: only the compact table and each Run's IDs (issue 20).
+    this.#slots = new SlotTable(positions);
     for (const spec of runs) {
       const dir = join(runsDir, spec.header.runId);
       const run: RunState = {
-        spec,
+        runId: spec.header.runId,
+        experimentId: spec.header.experimentId,
+        positions: Int32Array.from(spec.slots, (slot) => slot.position),
         dir,
         logPath: childPath(dir, LOG_NAME),
         log: null,
-        members: new Set(),
         pendingAttempts: new Set(),
       };
+      for (const slot of spec.slots) this.#slots.set(slot, this.#runs.length);
       this.#runs.push(run);
-      for (const slot of spec.slots) {
-        this.#slotAt[slot.position] = slot;
-        this.#runAt[slot.position] = run;
-      }
-      if (!await this.#openRun(run)) return;
+      if (!await this.#openRun(run, spec)) return;
     }
     if (!await this.#step(runsDir, () => this.#syncer.sync(runsDir))) return;
-    for (const run of this.#runs) {
-      for (const slot of run.spec.slots) {
-        if (slot.carried) this.#member(run, slot, "carried", slot.carried, null);
+    for (const spec of runs) {
+      for (const slot of spec.slots) {
+        if (slot.carried) this.#member(slot.position, "carried", slot.carried, null);
       }
     }
   }
 
   /** The Run directory, its empty log and its header; one fsync of the directory covers both. */
-  #openRun(run: RunState): Promise<boolean> {
+  #openRun(run: RunState, spec: RunSpec): Promise<boolean> {
     return this.#step(run.dir, async () => {
       await Deno.mkdir(run.dir, { recursive: true });
       run.log = new RunLog(await this.#openLog(run.logPath), this.#clock, this.#batch);
-      const header = recordJson(runHeaderDocument(run.spec.header), this.#redactor);
+      const header = recordJsonPieces(
+        runHeaderDocument(spec.header),
+        "expectedSlots",
+        this.#redactor,
+      );
       await writeFilesAtomic(run.dir, [{ name: "run.json", text: header }], {
         random: this.#random,
         syncer: this.#syncer,
@@ -198,13 +211,13 @@ export class RecordWriter {
   handle(event: RunEvent): void {
     switch (event.type) {
       case "attempt_start": {
-        const slot = this.#slotAt[event.slot.position];
-        const run = this.#runAt[event.slot.position];
+        const slot = this.#slots.slot(event.slot.position);
+        const run = this.#runs[this.#slots.runOf(event.slot.position)];
         if (!slot || !run) return;
         this.#started.set(slot.position, {
           attemptId: event.attemptId,
-          originRunId: run.spec.header.runId,
-          experimentId: run.spec.header.experimentId,
+          originRunId: run.runId,
+          experimentId: run.experimentId,
           evalId: slot.evalId,
           ordinal: slot.ordinal,
           slotId: slot.slotId,
@@ -218,25 +231,20 @@ export class RecordWriter {
       case "attempt_end":
         return this.#settle(event.slot.position, event.result);
       case "not_dispatched": {
-        const slot = this.#slotAt[event.slot.position];
-        const run = this.#runAt[event.slot.position];
-        if (!slot || !run) return;
         const action: MemberAction = event.reason === "interrupted"
           ? "interrupted"
           : "not-dispatched";
-        this.#member(run, slot, action, null, action === "interrupted" ? null : event.reason);
+        const reason = action === "interrupted" ? null : event.reason;
+        this.#member(event.slot.position, action, null, reason);
         return;
       }
-      case "slot_errored": {
-        const slot = this.#slotAt[event.slot.position];
-        const run = this.#runAt[event.slot.position];
-        if (slot && run) this.#member(run, slot, "not-dispatched", null, event.code);
+      case "slot_errored":
+        this.#member(event.slot.position, "not-dispatched", null, event.code);
         return;
-      }
       case "diagnostic": {
         if (!event.persist || event.level === "info") return;
         for (const run of this.#runs) {
-          if (event.experimentId !== null && run.spec.header.experimentId !== event.experimentId) {
+          if (event.experimentId !== null && run.experimentId !== event.experimentId) {
             continue;
           }
           this.#append(
@@ -265,15 +273,13 @@ export class RecordWriter {
   async finish(completion: "completed" | "interrupted"): Promise<string[]> {
     await this.flush();
     for (const run of this.#runs) {
-      for (const slot of run.spec.slots) {
-        if (!run.members.has(slot.slotId)) this.#member(run, slot, "interrupted", null, null);
-      }
+      for (const position of run.positions) this.#member(position, "interrupted", null, null);
     }
     await this.flush();
     const published: string[] = [];
     for (const run of this.#runs) {
       if (this.#failure || run.pendingAttempts.size > 0) continue;
-      if (await this.#publish(run, completion)) published.push(run.spec.header.runId);
+      if (await this.#publish(run, completion)) published.push(run.runId);
     }
     await this.close();
     return published;
@@ -331,30 +337,31 @@ export class RecordWriter {
   }
 
   #settle(position: number, result: AttemptResult): void {
-    const slot = this.#slotAt[position];
-    const run = this.#runAt[position];
+    const run = this.#runs[this.#slots.runOf(position)];
     const header = this.#started.get(position);
-    if (!slot || !run || !header) return;
+    if (!run || !header) return;
     this.#started.delete(position);
-    const attemptId = header.attemptId;
-    this.#append(run, () => settledAttemptRecord(header, result), () => {
-      run.pendingAttempts.delete(attemptId);
-    });
-    this.#member(run, slot, "executed", {
-      originRunId: run.spec.header.runId,
+    this.#append(
+      run,
+      () => settledAttemptRecord(header, result),
+      forgetWhenDurable(run.pendingAttempts, header.attemptId),
+    );
+    this.#member(position, "executed", {
+      originRunId: run.runId,
       attemptId: result.attemptId,
     }, null);
   }
 
+  /** Appends the slot's member record unless it has one already. */
   #member(
-    run: RunState,
-    slot: WriterSlot,
+    position: number,
     action: MemberAction,
     attempt: { readonly originRunId: string; readonly attemptId: string } | null,
     reason: string | null,
   ): void {
-    if (run.members.has(slot.slotId)) return;
-    run.members.add(slot.slotId);
+    const slot = this.#slots.slot(position);
+    const run = this.#runs[this.#slots.runOf(position)];
+    if (!slot || !run || !this.#slots.claimMember(position)) return;
     this.#append(
       run,
       memberRecord({
@@ -384,7 +391,16 @@ export class RecordWriter {
       this.#fail(run.logPath, error);
       return;
     }
-    log.append(line).then(onDurable, (error) => this.#fail(run.logPath, error));
+    log.append(line).then(onDurable, this.#failer(run.logPath));
+  }
+
+  /**
+   * The rejection handler of an append. Made here, not in `#append`: a closure keeps its whole
+   * scope alive, and `#append`'s scope holds the record (issue 20: each Attempt's result stayed in
+   * memory until its batch was synced).
+   */
+  #failer(path: string): (error: unknown) => void {
+    return (error) => this.#fail(path, error);
   }
 
   /** Runs one write step; false when it failed or an earlier write failed. */

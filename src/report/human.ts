@@ -98,7 +98,7 @@ export function assertionShape(a: SealedAssertion, withReason = true): string {
 }
 
 /** The first failing gating assertion of a failed Attempt. */
-export function firstFailure(result: AttemptResult): SealedAssertion | undefined {
+export function firstFailure(result: Pick<AttemptResult, "details">): SealedAssertion | undefined {
   return result.details.assertions.find((a) => a.status === "failed");
 }
 
@@ -262,17 +262,24 @@ function experimentResultText(rows: readonly SlotReport[]): string {
   if (score.length > 0) parts.push(evalResultText(score));
   const reused = rows.filter((r) => r.state === "carried").length;
   if (reused > 0) parts.push(`${reused} reused`);
-  const executed = rows.flatMap((r) => r.state === "executed" && r.result ? [r.result] : []);
-  if (executed.length > 0) {
-    const start = executed.reduce((min, r) => Math.min(min, r.startedAt), Infinity);
-    const end = executed.reduce((max, r) => Math.max(max, r.endedAt), -Infinity);
-    const tokens = executed.reduce(
-      (sum, r) => sum + (r.usage?.inputTokens ?? 0) + (r.usage?.outputTokens ?? 0),
-      0,
-    );
-    const costs = executed.flatMap((r) => r.estimatedCostUSD === null ? [] : [r.estimatedCostUSD]);
+  // One pass, one result at a time: a compact row rebuilds its result on each read.
+  let executed = 0;
+  let start = Infinity;
+  let end = -Infinity;
+  let tokens = 0;
+  let cost: number | null = null;
+  for (const row of rows) {
+    const r = row.state === "executed" ? row.result : null;
+    if (!r) continue;
+    executed++;
+    start = Math.min(start, r.startedAt);
+    end = Math.max(end, r.endedAt);
+    tokens += (r.usage?.inputTokens ?? 0) + (r.usage?.outputTokens ?? 0);
+    if (r.estimatedCostUSD !== null) cost = (cost ?? 0) + r.estimatedCostUSD;
+  }
+  if (executed > 0) {
     parts.push(formatDuration(end - start), `${formatTokens(tokens)} new tok`);
-    if (costs.length > 0) parts.push(formatCost(costs.reduce((a, b) => a + b, 0)));
+    if (cost !== null) parts.push(formatCost(cost));
   }
   return parts.join(" · ");
 }

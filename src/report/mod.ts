@@ -5,6 +5,7 @@
  */
 export { exitCodeOf, reportedResult, summarize, withCarriedResults } from "./summary.ts";
 export type { RunSummary } from "./summary.ts";
+export { OutcomeTable } from "./outcome_table.ts";
 export { attemptLines, endLines, planLines } from "./human.ts";
 export { NdjsonReporter } from "./ndjson.ts";
 export type { StartRamp } from "./ndjson.ts";

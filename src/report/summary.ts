@@ -2,59 +2,14 @@
  * The result model every reporter shares: one row per planned slot in ORD-2 order, with counts,
  * the headline (OUT-H11) and the exit code (EXIT-1).
  */
-import type { AttemptResult, AttemptVerdict, SlotOutcome } from "../_shared/mod.ts";
+import type { AttemptVerdict, SlotOutcome } from "../_shared/mod.ts";
 import type { CarrySource, Plan, PlannedSlot } from "../plan/mod.ts";
 import { carriedResults, locatorOf } from "../record/mod.ts";
+import type { SlotReport, SlotState } from "./_reported.ts";
+import type { OutcomeTable } from "./outcome_table.ts";
 
-/** Details of a retained result without failed assertions; shared, never changed. */
-const NO_DETAILS: AttemptResult["details"] = Object.freeze({
-  assertions: Object.freeze([]),
-  turns: Object.freeze([]),
-  phases: Object.freeze([]),
-  diagnostics: Object.freeze([]),
-  logs: Object.freeze([]),
-});
-
-/**
- * The part of an executed Attempt's result the end-of-run reports read (`runPlan`'s `retain`):
- * everything but the transcript, phases, logs and diagnostics, and of the assertions only the
- * failed ones. The Record and the live reporters get the whole result from its events.
- */
-export function reportedResult(result: AttemptResult): AttemptResult {
-  const failed = result.details.assertions.filter((a) => a.status === "failed");
-  return {
-    ...result,
-    details: failed.length === 0 ? NO_DETAILS : { ...NO_DETAILS, assertions: failed },
-  };
-}
-
-/** How a slot ended up. */
-type SlotState = "executed" | "carried" | "not-dispatched" | "errored-undispatched";
-
-/** One planned slot as reported. */
-export interface SlotReport {
-  readonly slot: PlannedSlot;
-  readonly state: SlotState;
-  /** Null for slots closed without an Attempt (skips, gaps). */
-  readonly verdict: AttemptVerdict | null;
-  readonly attemptId: string | null;
-  readonly locator: string | null;
-  /** The Run that executed the Attempt (this Run, or the carry origin). */
-  readonly originRunId: string | null;
-  /**
-   * The result as reports read it: of an executed Attempt, and of a carried failed or errored one
-   * once {@link withCarriedResults} read it back; else null.
-   */
-  readonly result: AttemptResult | null;
-  /** Not-dispatched reason, or the error code of an undispatched error. */
-  readonly reason: string | null;
-  readonly message: string | null;
-  readonly score: number | null;
-  /** Score evals: the possible score (`null` when unknown) and the passAt (docs/scores.md). */
-  readonly possible: number | null;
-  readonly passAt: number | null;
-  readonly durationMs: number | null;
-}
+export { reportedResult } from "./_reported.ts";
+export type { ReportedResult, SlotReport } from "./_reported.ts";
 
 /** Headline of a finished Invocation. */
 export type Headline =
@@ -114,12 +69,18 @@ const GAP_REASONS = new Set(["budget-exhausted", "halted", "fail-fast", "group-u
 /** Builds the summary; `runIdOf(experimentIndex)` names each experiment's Run. */
 export function summarize(
   plan: Plan,
-  outcomes: readonly SlotOutcome[],
+  outcomes: readonly SlotOutcome[] | OutcomeTable,
   options: { runIdOf: (experimentIndex: number) => string; interrupted: boolean },
 ): RunSummary {
-  const rows = plan.slots.map((slot) =>
-    rowOf(slot, outcomes[slot.position]!, options.runIdOf(slot.experimentIndex))
-  );
+  const rows = plan.slots.map((slot): SlotReport => {
+    const runId = options.runIdOf(slot.experimentIndex);
+    if (Array.isArray(outcomes)) return rowOf(slot, outcomes[slot.position]!, runId);
+    const table = outcomes as OutcomeTable;
+    const outcome = table.outcome(slot.position);
+    const row = outcome ? rowOf(slot, outcome, runId) : table.compactRow(slot, runId);
+    if (!row) throw new Error(`No outcome for plan slot ${slot.position}`);
+    return row;
+  });
   const counts = zeroCounts();
   let newTokens = 0;
   let cost: number | null = null;

@@ -17,6 +17,8 @@ import type { RunAttempt } from "./control.ts";
 import type { GateEntry } from "./gate.ts";
 import type { RunPlanOptions, SchedulerSnapshot } from "./types.ts";
 
+const CARRIED: SlotOutcome = Object.freeze({ kind: "carried" });
+
 /** Runs a plan; see {@link createScheduler} for snapshots. */
 export function runPlan(
   plan: Plan,
@@ -42,7 +44,10 @@ export class Scheduler {
   /** The reporter's callbacks, one at a time (ORD-3). */
   readonly #events: SerialEvents;
   readonly #p: RunParts;
+  /** Outcomes by plan position, unless `onOutcome` takes them. */
   readonly #outcomes: (SlotOutcome | undefined)[];
+  /** 1 where the slot's outcome is final. */
+  readonly #settled: Uint8Array;
   /** Runnable slots left per experiment: its cleanup chain starts when none is left. */
   readonly #remaining: number[];
   readonly #cleanups: Promise<void>[] = [];
@@ -53,9 +58,8 @@ export class Scheduler {
     this.#events = new SerialEvents(options.onEvent, (error) => this.#fail(error));
     this.#o = { ...options, onEvent: this.#events.sink };
     this.#p = createRunParts(plan, runAttempt, this.#o);
-    this.#outcomes = plan.slots.map((s) =>
-      s.carry.action === "carry" ? { kind: "carried" } : undefined
-    );
+    this.#outcomes = options.onOutcome ? [] : plan.slots.map(() => undefined);
+    this.#settled = new Uint8Array(plan.slots.length);
     this.#remaining = plan.experiments.map((e) => e.runnable);
   }
 
@@ -92,6 +96,9 @@ export class Scheduler {
   async run(): Promise<SlotOutcome[]> {
     // Relays the Invocation's interrupt into the run's own stops; removed when the run ends.
     using _interrupt = onAbort(this.#o.signal, () => this.#p.stops.interrupt());
+    for (const slot of this.#plan.slots) {
+      if (slot.carry.action === "carry") this.#settle(slot, CARRIED);
+    }
     this.#open();
     try {
       await admitAll(this.#p.runnable, {
@@ -104,10 +111,16 @@ export class Scheduler {
     }
     await this.#close();
     if (this.#failure) throw this.#failure.error;
-    return this.#outcomes.map((outcome, i) => {
-      if (!outcome) throw new Error(`Scheduler left plan slot ${i} without an outcome`);
-      return outcome;
-    });
+    const left = this.#settled.indexOf(0);
+    if (left >= 0) throw new Error(`Scheduler left plan slot ${left} without an outcome`);
+    return this.#outcomes as SlotOutcome[];
+  }
+
+  /** Records a final outcome: kept by position, or handed to `onOutcome`. */
+  #settle(slot: PlannedSlot, outcome: SlotOutcome): void {
+    this.#settled[slot.position] = 1;
+    if (this.#o.onOutcome) this.#o.onOutcome(slot, outcome);
+    else this.#outcomes[slot.position] = outcome;
   }
 
   /** Registers the waiters and starts what runs beside the chains: warnings, judge, builds. */
@@ -145,7 +158,7 @@ export class Scheduler {
   /** One slot's chain; its outcome goes to its plan position. Never rejects: see {@link #fail}. */
   async #runSlot(slot: PlannedSlot, entry?: GateEntry): Promise<void> {
     try {
-      this.#outcomes[slot.position] = await this.#p.admission.admit(slot, entry);
+      this.#settle(slot, await this.#p.admission.admit(slot, entry));
     } catch (error) {
       this.#fail(error);
     } finally {

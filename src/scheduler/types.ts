@@ -1,5 +1,6 @@
 /** The options and the snapshot of a scheduler. */
-import type { AttemptResult, Clock, Random } from "../_shared/mod.ts";
+import type { AttemptResult, Clock, Random, SlotOutcome } from "../_shared/mod.ts";
+import type { PlannedSlot } from "../plan/mod.ts";
 import type { KeyedMutex, ProcessIdentity, ProcessProbe } from "../coordination/mod.ts";
 import type { RunEventCallback } from "./_events.ts";
 import type { ArtifactBuilds, BuildSnapshot } from "./builds.ts";
@@ -61,6 +62,13 @@ export interface RunPlanOptions {
    * the whole result was emitted; default: all of it. A long run keeps one per slot in memory.
    */
   readonly retain?: (result: AttemptResult) => AttemptResult;
+  /**
+   * Takes each slot's outcome once it is final (a carried slot's when the run starts), after
+   * {@link retain}. The scheduler then keeps none, and `run` resolves with an empty array: the
+   * caller stores what it needs in its own, compact form (issue 20). Default: the outcomes are
+   * kept and returned by plan position.
+   */
+  readonly onOutcome?: (slot: PlannedSlot, outcome: SlotOutcome) => void;
   /**
    * The circuit breaker (docs/bail.md): an experiment whose first `bailAfter` settled Attempts all
    * errored the same way stops dispatching (`experiment-halted`). Default BAIL_AFTER; 0 turns it

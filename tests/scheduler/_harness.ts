@@ -29,6 +29,7 @@ export interface StartOptions {
   readonly serialGroups?: AuditLimits["serialGroups"];
   readonly backpressure?: RunPlanOptions["backpressure"];
   readonly retain?: RunPlanOptions["retain"];
+  readonly onOutcome?: RunPlanOptions["onOutcome"];
   /** An adaptive ramp; `cap` must be its `from`. */
   readonly ramp?: RunPlanOptions["ramp"];
   /** The circuit breaker's count; 0 turns it off (docs/bail.md). */
@@ -87,6 +88,7 @@ export function startRun(plan: Plan, options: StartOptions): Run {
     ...(options.judge ? { judge: options.judge } : {}),
     ...(options.backpressure ? { backpressure: options.backpressure } : {}),
     ...(options.retain ? { retain: options.retain } : {}),
+    ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
     ...(options.ramp ? { ramp: options.ramp } : {}),
     ...(options.bailAfter !== undefined ? { bailAfter: options.bailAfter } : {}),
     ...(options.blocked ? { blocked: options.blocked } : {}),

@@ -70,3 +70,27 @@ Deno.test("runPlan() keeps the retained result in its outcomes and the whole one
     assert.deepEqual(outcome.result, retain(ended.result));
   }
 });
+
+Deno.test("issue 20: with onOutcome runPlan keeps no outcome: each slot's goes out once, carried ones first", async () => {
+  const plan = fakePlan({
+    evals: evalIds(3),
+    experiments: [{ id: "x", attempts: 2, carried: { "e1#0": "passed" } }],
+  });
+  const seen: string[] = [];
+  const run = startRun(plan, {
+    cap: 2,
+    script: () => ({ durationMs: 5 }),
+    onOutcome: (slot, outcome) => seen.push(`${slot.evalId}#${slot.ordinal}:${outcome.kind}`),
+  });
+  const outcomes = await run.finish();
+  assert.deepEqual(outcomes, []);
+  assert.equal(seen[0], "e1#0:carried");
+  assert.deepEqual(seen.toSorted(), [
+    "e0#0:executed",
+    "e0#1:executed",
+    "e1#0:carried",
+    "e1#1:executed",
+    "e2#0:executed",
+    "e2#1:executed",
+  ]);
+});

@@ -26,6 +26,7 @@ import {
   TARGETS,
 } from "../../compile.ts";
 import { UsageError } from "../../src/_shared/mod.ts";
+import { LAUNCHER_V8_FLAGS } from "../../src/_shared/heap_flags.ts";
 import { describeRun, REPO_ROOT, runDeno, withTempDir, writeTree } from "./_tree.ts";
 
 const HOST: Target = "x86_64-unknown-linux-gnu";
@@ -439,6 +440,9 @@ Deno.test("runCompile() builds each target and smoke-tests only the host binary"
       "--frozen",
       "--target",
       target,
+      `--v8-flags=${LAUNCHER_V8_FLAGS}`,
+      "--include",
+      "src",
       "--include",
       WASM,
       "--output",
