@@ -6,9 +6,10 @@
  */
 import type { WriterSlot } from "./documents.ts";
 
-const DIGEST = /^sha256:([0-9a-f]{64})$/;
-const DIGEST_BYTES = 32;
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+/** The digest's text, `sha256:` and 64 hex digits, one byte per character. */
+const DIGEST_CHARS = 71;
+const ASCII = new TextDecoder("latin1");
 
 /** Writer slots by position, with the run each belongs to and whether it has a member. */
 export class SlotTable {
@@ -18,6 +19,7 @@ export class SlotTable {
   /** 1 for score slots. */
   readonly #score: Uint8Array;
   readonly #member: Uint8Array;
+  /** {@link DIGEST_CHARS} bytes per position: decoding them is one string, not 32 pieces. */
   readonly #digest: Uint8Array;
   readonly #slotId: (string | undefined)[];
   readonly #evalId: (string | undefined)[];
@@ -30,7 +32,7 @@ export class SlotTable {
     this.#ordinal = new Int32Array(size);
     this.#score = new Uint8Array(size);
     this.#member = new Uint8Array(size);
-    this.#digest = new Uint8Array(size * DIGEST_BYTES);
+    this.#digest = new Uint8Array(size * DIGEST_CHARS);
     this.#slotId = new Array(size).fill(undefined);
     this.#evalId = new Array(size).fill(undefined);
   }
@@ -43,11 +45,11 @@ export class SlotTable {
     this.#score[p] = slot.kind === "score" ? 1 : 0;
     this.#slotId[p] = slot.slotId;
     this.#evalId[p] = slot.evalId;
-    const hex = DIGEST.exec(slot.executionIdentityDigest)?.[1];
-    if (hex === undefined) this.#otherDigest.set(p, slot.executionIdentityDigest);
+    const digest = slot.executionIdentityDigest;
+    if (!DIGEST.test(digest)) this.#otherDigest.set(p, digest);
     else {
-      for (let i = 0; i < DIGEST_BYTES; i++) {
-        this.#digest[p * DIGEST_BYTES + i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+      for (let i = 0; i < DIGEST_CHARS; i++) {
+        this.#digest[p * DIGEST_CHARS + i] = digest.charCodeAt(i);
       }
     }
     if (slot.carried) this.#carried.set(p, slot.carried);
@@ -56,6 +58,18 @@ export class SlotTable {
   /** The run index of the slot at `position`, or -1. */
   runOf(position: number): number {
     return position >= 0 && position < this.#run.length ? this.#run[position]! : -1;
+  }
+
+  /** The member fields of the slot at `position` (no digest); undefined where none was planned. */
+  memberFields(
+    position: number,
+  ): Pick<WriterSlot, "slotId" | "evalId" | "ordinal"> | undefined {
+    if (this.runOf(position) < 0) return undefined;
+    return {
+      slotId: this.#slotId[position]!,
+      evalId: this.#evalId[position]!,
+      ordinal: this.#ordinal[position]!,
+    };
   }
 
   /** The slot at `position`, rebuilt; undefined where none was planned. */
@@ -82,9 +96,7 @@ export class SlotTable {
   #digestOf(position: number): string {
     const other = this.#otherDigest.get(position);
     if (other !== undefined) return other;
-    let hex = "sha256:";
-    const at = position * DIGEST_BYTES;
-    for (let i = 0; i < DIGEST_BYTES; i++) hex += HEX[this.#digest[at + i]!];
-    return hex;
+    const at = position * DIGEST_CHARS;
+    return ASCII.decode(this.#digest.subarray(at, at + DIGEST_CHARS));
   }
 }

@@ -359,7 +359,7 @@ export class RecordWriter {
     attempt: { readonly originRunId: string; readonly attemptId: string } | null,
     reason: string | null,
   ): void {
-    const slot = this.#slots.slot(position);
+    const slot = this.#slots.memberFields(position);
     const run = this.#runs[this.#slots.runOf(position)];
     if (!slot || !run || !this.#slots.claimMember(position)) return;
     this.#append(
