@@ -50,22 +50,6 @@ export function readBrand(value: unknown): Brand | undefined {
     return undefined;
   }
   if (isProxy(value)) return undefined;
-  // A frozen object cannot change: its answer is read once (a definition is read per Attempt).
-  const frozen = Object.isFrozen(value);
-  if (frozen && FROZEN_BRANDS.has(value)) return FROZEN_BRANDS.get(value);
-  const found = ownBrand(value);
-  // Cached only when the brand object cannot change either (`brand` freezes it).
-  const raw = frozen ? Object.getOwnPropertyDescriptor(value, DEFINITION_KEY)?.value : undefined;
-  if (frozen && (raw === undefined || (!isProxy(raw) && Object.isFrozen(raw)))) {
-    FROZEN_BRANDS.set(value, found);
-  }
-  return found;
-}
-
-/** {@link readBrand} of frozen objects, by object. */
-const FROZEN_BRANDS = new WeakMap<object, Brand | undefined>();
-
-function ownBrand(value: object): Brand | undefined {
   // A definition holds data only: a getter would run user code wherever niceeval reads it.
   const own = Object.getOwnPropertyDescriptors(value);
   if (Reflect.ownKeys(own).some((key) => !("value" in own[key as string]!))) return undefined;

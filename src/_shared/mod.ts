@@ -13,7 +13,7 @@ export {
   raceAbort,
 } from "./abort.ts";
 export type { AbortKind } from "./abort.ts";
-export { API_FORMAT_VERSION, brand, isBranded, readBrand } from "./brand.ts";
+export { API_FORMAT_VERSION, brand, isBranded, isProxy, readBrand } from "./brand.ts";
 export { isoTime, realClock, sleep } from "./clock.ts";
 export type { Clock, TimerHandle } from "./clock.ts";
 export {

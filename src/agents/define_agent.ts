@@ -1,5 +1,5 @@
 /** `defineAgent` and the brand check that turns a user's agent into a driveable one (§7.1). */
-import { brand, isBranded } from "../_shared/mod.ts";
+import { brand, isBranded, isProxy } from "../_shared/mod.ts";
 import { DefinitionError } from "../_shared/mod.ts";
 import { deepFreeze, type JsonValue } from "../_shared/mod.ts";
 import { check, checkOptions, describe } from "../_shared/mod.ts";
@@ -94,8 +94,17 @@ function checkCoverage(value: unknown): EvidenceCoverage {
  * @returns The agent in its driveable form, or `undefined` when `value` is not an agent.
  */
 export function resolveAgent(value: unknown): ResolvedAgent | undefined {
-  if (!isBranded(value, "agent")) return undefined;
-  return typeof (value as { send?: unknown }).send === "function"
+  // An experiment's agent is resolved for every Attempt: a frozen one, which cannot change, once.
+  const frozen = typeof value === "object" && value !== null && !isProxy(value) &&
+    Object.isFrozen(value);
+  if (frozen && RESOLVED.has(value)) return RESOLVED.get(value);
+  const resolved = isBranded(value, "agent") &&
+      typeof (value as { send?: unknown }).send === "function"
     ? value as ResolvedAgent
     : undefined;
+  if (frozen) RESOLVED.set(value, resolved);
+  return resolved;
 }
+
+/** {@link resolveAgent} of frozen values; agents are few (one or two per experiment). */
+const RESOLVED = new WeakMap<object, ResolvedAgent | undefined>();

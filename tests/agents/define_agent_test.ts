@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DEFINITION_KEY, isBranded } from "../../src/_shared/brand.ts";
+import { API_FORMAT_VERSION, DEFINITION_KEY, isBranded } from "../../src/_shared/brand.ts";
 import { DefinitionError } from "../../src/_shared/errors.ts";
 import {
   type AgentDefinition,
@@ -162,4 +162,19 @@ Deno.test("resolveAgent() rejects a definition of another kind", () => {
   const other = { send };
   Object.defineProperty(other, DEFINITION_KEY, { value: { kind: "eval", version: 1 } });
   assert.equal(resolveAgent(other), undefined);
+});
+
+Deno.test("issue 20: resolveAgent() answers a frozen agent the same every time and rereads other values", () => {
+  const agent = defineAgent(def());
+  const first = resolveAgent(agent);
+  assert.ok(first);
+  assert.equal(resolveAgent(agent), first);
+  assert.equal(resolveAgent(Object.freeze({ name: "plain", send })), undefined);
+  // Not frozen: a later brand counts.
+  const open: Record<string | symbol, unknown> = { name: "late", send };
+  assert.equal(resolveAgent(open), undefined);
+  Object.defineProperty(open, DEFINITION_KEY, {
+    value: Object.freeze({ kind: "agent", version: API_FORMAT_VERSION }),
+  });
+  assert.equal(resolveAgent(open)?.name, "late");
 });
