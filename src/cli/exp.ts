@@ -29,6 +29,7 @@ import { checkRecordRoot, junitTarget } from "./path_flags.ts";
 import { DEFAULT_RECORD_ROOT } from "./exp_defaults.ts";
 import { salvageNotice, unpublishedWarning } from "./exp_warnings.ts";
 import { openRampFiles, type RampFiles } from "./ramp_run.ts";
+import { processHeapGovernor } from "./heap_governor.ts";
 
 /** Runs `exp` (or `exp --dry`); returns the exit code. */
 export async function runExp(io: Io, options: ExpOptions): Promise<number> {
@@ -185,9 +186,11 @@ async function execute(
     inv.output.writeFailure(error);
     stop.abort(error);
   };
+  const heap = await processHeapGovernor();
   const emit = (event: RunEvent) => {
     writer.handle(event);
     inv.output.event(event);
+    heap.tick();
   };
   const onInterrupt = () =>
     emit({

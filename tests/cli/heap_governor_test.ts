@@ -1,0 +1,78 @@
+/** The heap governor of `exp` (issue 20, docs/memory.md). */
+import assert from "node:assert/strict";
+import { HeapGovernor, type HeapPort, processHeapPort } from "../../src/cli/heap_governor.ts";
+
+const MB = 1024 * 1024;
+
+/** A heap whose use the test sets; a collection leaves `live`. */
+function fakeHeap(): HeapPort & { use: number; live: number; collections: number } {
+  return {
+    use: 0,
+    live: 0,
+    collections: 0,
+    used() {
+      return this.use;
+    },
+    collect() {
+      this.collections++;
+      this.use = this.live;
+    },
+  };
+}
+
+function ticks(governor: HeapGovernor, n: number): void {
+  for (let i = 0; i < n; i++) governor.tick();
+}
+
+Deno.test("issue 20: the governor collects only past its limit, looking every 32 events", () => {
+  const heap = fakeHeap();
+  const governor = new HeapGovernor(heap);
+  heap.use = 40 * MB;
+  ticks(governor, 64);
+  assert.equal(heap.collections, 0);
+  heap.use = 60 * MB;
+  heap.live = 30 * MB;
+  ticks(governor, 31);
+  assert.equal(heap.collections, 0);
+  ticks(governor, 1);
+  assert.equal(heap.collections, 1);
+  assert.equal(governor.collections, 1);
+  // Next limit: max(30 × 1.5, 30 + 24) = 54 MB.
+  heap.use = 54 * MB;
+  ticks(governor, 32);
+  assert.equal(heap.collections, 1);
+  heap.use = 55 * MB;
+  ticks(governor, 32);
+  assert.equal(heap.collections, 2);
+});
+
+Deno.test("issue 20: past a live heap of 48 MB the limit grows by half the live heap", () => {
+  const heap = fakeHeap();
+  const governor = new HeapGovernor(heap);
+  heap.use = 200 * MB;
+  heap.live = 100 * MB;
+  ticks(governor, 32);
+  assert.equal(heap.collections, 1);
+  heap.use = 150 * MB;
+  ticks(governor, 32);
+  assert.equal(heap.collections, 1);
+  heap.use = 151 * MB;
+  ticks(governor, 32);
+  assert.equal(heap.collections, 2);
+});
+
+Deno.test("issue 20: this runtime lets the governor collect: garbage it drops is gone afterwards", async () => {
+  const port = await processHeapPort();
+  assert.ok(port, "gc is not available to the governor");
+  port.collect();
+  const before = port.used();
+  let garbage: number[][] | undefined = Array.from(
+    { length: 2_000 },
+    () => new Array(2_000).fill(1),
+  );
+  assert.ok(port.used() > before + 10 * MB);
+  garbage = undefined;
+  port.collect();
+  assert.equal(garbage, undefined);
+  assert.ok(port.used() < before + 10 * MB);
+});
