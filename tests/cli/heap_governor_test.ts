@@ -27,36 +27,36 @@ function ticks(governor: HeapGovernor, n: number): void {
 Deno.test("issue 20: the governor collects only past its limit, looking every 32 events", () => {
   const heap = fakeHeap();
   const governor = new HeapGovernor(heap);
-  heap.use = 40 * MB;
+  heap.use = 64 * MB;
   ticks(governor, 64);
   assert.equal(heap.collections, 0);
-  heap.use = 60 * MB;
+  heap.use = 70 * MB;
   heap.live = 30 * MB;
   ticks(governor, 31);
   assert.equal(heap.collections, 0);
   ticks(governor, 1);
   assert.equal(heap.collections, 1);
   assert.equal(governor.collections, 1);
-  // Next limit: max(30 × 1.5, 30 + 24) = 54 MB.
-  heap.use = 54 * MB;
+  // Next limit: max(30 × 1.75, 30 + 32) = 62 MB.
+  heap.use = 62 * MB;
   ticks(governor, 32);
   assert.equal(heap.collections, 1);
-  heap.use = 55 * MB;
+  heap.use = 63 * MB;
   ticks(governor, 32);
   assert.equal(heap.collections, 2);
 });
 
-Deno.test("issue 20: past a live heap of 48 MB the limit grows by half the live heap", () => {
+Deno.test("issue 20: past a live heap of about 43 MB the limit is 1.75 × the live heap", () => {
   const heap = fakeHeap();
   const governor = new HeapGovernor(heap);
   heap.use = 200 * MB;
   heap.live = 100 * MB;
   ticks(governor, 32);
   assert.equal(heap.collections, 1);
-  heap.use = 150 * MB;
+  heap.use = 175 * MB;
   ticks(governor, 32);
   assert.equal(heap.collections, 1);
-  heap.use = 151 * MB;
+  heap.use = 176 * MB;
   ticks(governor, 32);
   assert.equal(heap.collections, 2);
 });
