@@ -72,15 +72,10 @@ export function summarize(
   outcomes: readonly SlotOutcome[] | OutcomeTable,
   options: { runIdOf: (experimentIndex: number) => string; interrupted: boolean },
 ): RunSummary {
-  const rows = plan.slots.map((slot): SlotReport => {
-    const runId = options.runIdOf(slot.experimentIndex);
-    if (Array.isArray(outcomes)) return rowOf(slot, outcomes[slot.position]!, runId);
-    const table = outcomes as OutcomeTable;
-    const outcome = table.outcome(slot.position);
-    const row = outcome ? rowOf(slot, outcome, runId) : table.compactRow(slot, runId);
-    if (!row) throw new Error(`No outcome for plan slot ${slot.position}`);
-    return row;
-  });
+  const rowAt = Array.isArray(outcomes)
+    ? (slot: PlannedSlot, runId: string) => rowOf(slot, outcomes[slot.position]!, runId)
+    : tableRows(outcomes as OutcomeTable);
+  const rows = plan.slots.map((slot) => rowAt(slot, options.runIdOf(slot.experimentIndex)));
   const counts = zeroCounts();
   let newTokens = 0;
   let cost: number | null = null;
@@ -105,6 +100,16 @@ export function summarize(
     hasScore,
     newTokens,
     costUSD: cost,
+  };
+}
+
+/** Rows of a compact outcome table: its compact rows, else rows of the outcomes it kept. */
+function tableRows(table: OutcomeTable): (slot: PlannedSlot, runId: string) => SlotReport {
+  return (slot, runId) => {
+    const outcome = table.outcome(slot.position);
+    const row = outcome ? rowOf(slot, outcome, runId) : table.compactRow(slot, runId);
+    if (!row) throw new Error(`No outcome for plan slot ${slot.position}`);
+    return row;
   };
 }
 
