@@ -10,6 +10,7 @@
  * No answer prints one line to stderr and the file's tests register as ignored; with
  * `NICEEVAL_REQUIRE_DOCKER=1` (as in CI, `scripts/ci/dockerd.sh`) it throws, so the file fails.
  */
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** The endpoint used when `DOCKER_HOST` is unset (rule 104). */
@@ -153,4 +154,24 @@ async function exchange(conn: Deno.Conn): Promise<string> {
   const status = text.split("\r\n", 1)[0] ?? "";
   if (/^HTTP\/1\.[01] 200\b/.test(status)) return "";
   return status === "" ? "the endpoint closed without answering" : `answered "${status}"`;
+}
+
+/**
+ * Runs `fn` while holding the test suite's lock on the daemon's address pools. Test files run in
+ * parallel against one daemon; a test that creates networks, or counts the pools' use, holds this
+ * lock so that no other file's networks come or go under it. The lock is an flock on a file in
+ * the temp directory, keyed by the endpoint, so it also spans processes and is released if one
+ * dies.
+ */
+export async function withDaemonNetworks<T>(fn: () => Promise<T>): Promise<T> {
+  const endpoint = Deno.env.get("DOCKER_HOST") || DEFAULT_DOCKER_HOST;
+  const key = endpoint.replace(/[^A-Za-z0-9]+/g, "_").slice(-80);
+  const path = join(tmpdir(), `niceeval-test-docker-networks-${key}.lock`);
+  const file = await Deno.open(path, { create: true, write: true });
+  try {
+    await file.lock(true);
+    return await fn();
+  } finally {
+    file.close();
+  }
 }

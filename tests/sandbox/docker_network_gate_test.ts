@@ -5,7 +5,7 @@
  * never wait, and pool exhaustion is `docker-address-pool-exhausted`, class `rejected` (rule 113).
  */
 import assert from "node:assert/strict";
-import { dockerAvailability } from "../_helpers/docker.ts";
+import { dockerAvailability, withDaemonNetworks } from "../_helpers/docker.ts";
 import { createNetworkGate, type NetworkGate } from "../../src/sandbox/providers/docker.ts";
 import { classifyDockerCreateError } from "../../src/sandbox/providers/docker.ts";
 import { dockerClient } from "../../src/sandbox/providers/docker/client.ts";
@@ -50,65 +50,67 @@ Deno.test({
   name:
     "rule 118: with one permit the second own-network create waits, and starts once the first sandbox and its network are gone",
   ignore: !docker.ok,
-  fn: async () => {
-    const log: string[] = [];
-    const recording = recordingGate(1, log);
-    await using bed = dockerTestBed({ networkGate: recording.gate });
-    const first = await bed.create({ network: "own" });
-    const firstInfo = await bed.docker.getContainer(first.id).inspect();
-    const firstNetwork = firstInfo.HostConfig.NetworkMode!;
-    assert.match(firstNetwork, /^niceeval-[0-9a-f]{12}$/);
-    assert.deepEqual(await networksOfRun(bed.docker, bed.runId), [firstNetwork]);
-    const progress: string[] = [];
-    const second = bed.create({ network: "own" }, { progress: (m) => progress.push(m) });
-    await Promise.race([recording.waiting(), second.then(() => assert.fail("did not wait"))]);
-    // The waiting create has made nothing yet: only the first sandbox's network exists.
-    assert.deepEqual(await networksOfRun(bed.docker, bed.runId), [firstNetwork]);
-    assert.equal((await bed.containers()).length, 1);
-    assert.deepEqual(progress, ["waiting for a free docker network"]);
-    await first.stop();
-    assert.deepEqual(log.slice(0, 3), ["grant 1", "wait", "release 1"]);
-    const handle = await second;
-    assert.deepEqual(log, ["grant 1", "wait", "release 1", "grant 2"]);
-    const secondNetwork = (await bed.docker.getContainer(handle.id).inspect()).HostConfig
-      .NetworkMode!;
-    assert.notEqual(secondNetwork, firstNetwork);
-    assert.deepEqual(await networksOfRun(bed.docker, bed.runId), [secondNetwork]);
-    const r = await handle.exec({ argv: ["sh", "-c", "echo up"] });
-    assert.equal(r.exitCode, 0);
-    await handle.stop();
-    await handle.stop();
-    assert.deepEqual(log.slice(4), ["release 2"]);
-    assert.deepEqual(await networksOfRun(bed.docker, bed.runId), []);
-  },
+  fn: () =>
+    withDaemonNetworks(async () => {
+      const log: string[] = [];
+      const recording = recordingGate(1, log);
+      await using bed = dockerTestBed({ networkGate: recording.gate });
+      const first = await bed.create({ network: "own" });
+      const firstInfo = await bed.docker.getContainer(first.id).inspect();
+      const firstNetwork = firstInfo.HostConfig.NetworkMode!;
+      assert.match(firstNetwork, /^niceeval-[0-9a-f]{12}$/);
+      assert.deepEqual(await networksOfRun(bed.docker, bed.runId), [firstNetwork]);
+      const progress: string[] = [];
+      const second = bed.create({ network: "own" }, { progress: (m) => progress.push(m) });
+      await Promise.race([recording.waiting(), second.then(() => assert.fail("did not wait"))]);
+      // The waiting create has made nothing yet: only the first sandbox's network exists.
+      assert.deepEqual(await networksOfRun(bed.docker, bed.runId), [firstNetwork]);
+      assert.equal((await bed.containers()).length, 1);
+      assert.deepEqual(progress, ["waiting for a free docker network"]);
+      await first.stop();
+      assert.deepEqual(log.slice(0, 3), ["grant 1", "wait", "release 1"]);
+      const handle = await second;
+      assert.deepEqual(log, ["grant 1", "wait", "release 1", "grant 2"]);
+      const secondNetwork = (await bed.docker.getContainer(handle.id).inspect()).HostConfig
+        .NetworkMode!;
+      assert.notEqual(secondNetwork, firstNetwork);
+      assert.deepEqual(await networksOfRun(bed.docker, bed.runId), [secondNetwork]);
+      const r = await handle.exec({ argv: ["sh", "-c", "echo up"] });
+      assert.equal(r.exitCode, 0);
+      await handle.stop();
+      await handle.stop();
+      assert.deepEqual(log.slice(4), ["release 2"]);
+      assert.deepEqual(await networksOfRun(bed.docker, bed.runId), []);
+    }),
 });
 
 Deno.test({
   name:
     "rule 118: a failed own-network create gives its permit back after removing its network, and an aborted wait creates nothing",
   ignore: !docker.ok,
-  fn: async () => {
-    const log: string[] = [];
-    const recording = recordingGate(1, log);
-    await using bed = dockerTestBed({ networkGate: recording.gate });
-    const missing = `niceeval-test/missing-${crypto.randomUUID().slice(0, 8)}:none`;
-    const failure = await bed.create({ network: "own", image: missing })
-      .then(() => assert.fail("created from a missing image"), (e: unknown) => e);
-    assert.equal(classifyDockerCreateError(failure), "fatal");
-    assert.deepEqual(log, ["grant 1", "release 1"]);
-    assert.deepEqual(await networksOfRun(bed.docker, bed.runId), []);
-    const holder = await bed.create({ network: "own" });
-    assert.deepEqual(log.slice(2), ["grant 2"]); // no wait: the failed create released its permit
-    const abort = new AbortController();
-    const waiting = bed.create({ network: "own" }, { signal: abort.signal });
-    await Promise.race([recording.waiting(), waiting.then(() => assert.fail("did not wait"))]);
-    abort.abort(new Error("attempt ended"));
-    await assert.rejects(waiting, /attempt ended/);
-    assert.equal((await bed.containers()).length, 1);
-    assert.equal((await networksOfRun(bed.docker, bed.runId)).length, 1);
-    await holder.stop();
-    assert.deepEqual(log.slice(2), ["grant 2", "wait", "release 2"]);
-  },
+  fn: () =>
+    withDaemonNetworks(async () => {
+      const log: string[] = [];
+      const recording = recordingGate(1, log);
+      await using bed = dockerTestBed({ networkGate: recording.gate });
+      const missing = `niceeval-test/missing-${crypto.randomUUID().slice(0, 8)}:none`;
+      const failure = await bed.create({ network: "own", image: missing })
+        .then(() => assert.fail("created from a missing image"), (e: unknown) => e);
+      assert.equal(classifyDockerCreateError(failure), "fatal");
+      assert.deepEqual(log, ["grant 1", "release 1"]);
+      assert.deepEqual(await networksOfRun(bed.docker, bed.runId), []);
+      const holder = await bed.create({ network: "own" });
+      assert.deepEqual(log.slice(2), ["grant 2"]); // no wait: the failed create released its permit
+      const abort = new AbortController();
+      const waiting = bed.create({ network: "own" }, { signal: abort.signal });
+      await Promise.race([recording.waiting(), waiting.then(() => assert.fail("did not wait"))]);
+      abort.abort(new Error("attempt ended"));
+      await assert.rejects(waiting, /attempt ended/);
+      assert.equal((await bed.containers()).length, 1);
+      assert.equal((await networksOfRun(bed.docker, bed.runId)).length, 1);
+      await holder.stop();
+      assert.deepEqual(log.slice(2), ["grant 2", "wait", "release 2"]);
+    }),
 });
 
 Deno.test({
@@ -153,34 +155,39 @@ Deno.test({
   name:
     "rule 118: the registry's docker provider admits own networks through a gate of dockerNetworkPermits",
   ignore: !docker.ok,
-  fn: async () => {
-    const hostEnv = Deno.env.toObject();
-    const registry = createProviderRegistry({ hostEnv, clock: realClock, dockerNetworkPermits: 1 });
-    const provider = await registry.get("docker");
-    await using bed = dockerTestBed();
-    const create = (progress: (m: string) => void) =>
-      provider.plan(
-        { image: BUSYBOX_IMAGE, workdir: "/workspace", network: "own" },
-        { projectRoot: Deno.cwd(), signal: new AbortController().signal },
-      ).then(({ plan }) =>
-        provider.create(plan, {
-          owner: dockerTestOwner(bed.runId),
-          lifetimeMs: 600_000,
-          signal: new AbortController().signal,
-          progress,
-          diagnostic: () => {},
-        })
-      );
-    const first = await create(() => assert.fail("the first create waited"));
-    let waited!: () => void;
-    const waiting = new Promise<void>((resolve) => waited = resolve);
-    const second = create(waited);
-    await Promise.race([waiting, second.then(() => assert.fail("did not wait"))]);
-    assert.equal((await networksOfRun(bed.docker, bed.runId)).length, 1);
-    await first.stop();
-    const handle = await second;
-    assert.equal((await networksOfRun(bed.docker, bed.runId)).length, 1);
-    await handle.stop();
-    assert.deepEqual(await networksOfRun(bed.docker, bed.runId), []);
-  },
+  fn: () =>
+    withDaemonNetworks(async () => {
+      const hostEnv = Deno.env.toObject();
+      const registry = createProviderRegistry({
+        hostEnv,
+        clock: realClock,
+        dockerNetworkPermits: 1,
+      });
+      const provider = await registry.get("docker");
+      await using bed = dockerTestBed();
+      const create = (progress: (m: string) => void) =>
+        provider.plan(
+          { image: BUSYBOX_IMAGE, workdir: "/workspace", network: "own" },
+          { projectRoot: Deno.cwd(), signal: new AbortController().signal },
+        ).then(({ plan }) =>
+          provider.create(plan, {
+            owner: dockerTestOwner(bed.runId),
+            lifetimeMs: 600_000,
+            signal: new AbortController().signal,
+            progress,
+            diagnostic: () => {},
+          })
+        );
+      const first = await create(() => assert.fail("the first create waited"));
+      let waited!: () => void;
+      const waiting = new Promise<void>((resolve) => waited = resolve);
+      const second = create(waited);
+      await Promise.race([waiting, second.then(() => assert.fail("did not wait"))]);
+      assert.equal((await networksOfRun(bed.docker, bed.runId)).length, 1);
+      await first.stop();
+      const handle = await second;
+      assert.equal((await networksOfRun(bed.docker, bed.runId)).length, 1);
+      await handle.stop();
+      assert.deepEqual(await networksOfRun(bed.docker, bed.runId), []);
+    }),
 });

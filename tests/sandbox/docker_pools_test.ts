@@ -17,7 +17,7 @@ import {
   readAddressPoolUsage,
 } from "../../src/sandbox/providers/docker/pools.ts";
 import { dockerPoolPreflight } from "../../src/sandbox/mod.ts";
-import { dockerAvailability } from "../_helpers/docker.ts";
+import { dockerAvailability, withDaemonNetworks } from "../_helpers/docker.ts";
 
 const docker = await dockerAvailability();
 
@@ -160,54 +160,55 @@ Deno.test({
   name:
     "readAddressPoolUsage() matches the daemon: the network after the last free one is exhausted",
   ignore: !docker.ok,
-  fn: async () => {
-    const d = client();
-    const signal = new AbortController().signal;
-    const before = await readAddressPoolUsage(d, { signal });
-    assert.deepEqual(
-      before.pools.map((p) => [p.base, p.size, p.capacity]),
-      [["10.213.0.0/22", 24, 4]],
-    );
-    const preflight = addressPoolPreflight(before, {
-      concurrency: 10,
-      ownSandboxes: before.free + 1,
-      maxSandboxes: 8,
-    });
-    assert.deepEqual(preflight.diagnostic?.data, {
-      capacity: 4,
-      used: before.used,
-      free: before.free,
-      wanted: before.free + 1,
-    });
-    const token = crypto.randomUUID().slice(0, 8);
-    const created: string[] = [];
-    try {
-      for (let i = 0; i < before.free; i++) {
-        const network = await d.createNetwork({
-          Name: `niceeval-pools-test-${token}-${i}`,
+  fn: () =>
+    withDaemonNetworks(async () => {
+      const d = client();
+      const signal = new AbortController().signal;
+      const before = await readAddressPoolUsage(d, { signal });
+      assert.deepEqual(
+        before.pools.map((p) => [p.base, p.size, p.capacity]),
+        [["10.213.0.0/22", 24, 4]],
+      );
+      const preflight = addressPoolPreflight(before, {
+        concurrency: 10,
+        ownSandboxes: before.free + 1,
+        maxSandboxes: 8,
+      });
+      assert.deepEqual(preflight.diagnostic?.data, {
+        capacity: 4,
+        used: before.used,
+        free: before.free,
+        wanted: before.free + 1,
+      });
+      const token = crypto.randomUUID().slice(0, 8);
+      const created: string[] = [];
+      try {
+        for (let i = 0; i < before.free; i++) {
+          const network = await d.createNetwork({
+            Name: `niceeval-pools-test-${token}-${i}`,
+            Driver: "bridge",
+            Labels: { "niceeval.test": "pools" },
+          });
+          created.push(network.id);
+        }
+        const full = await readAddressPoolUsage(d, { signal });
+        assert.deepEqual([full.used, full.free], [4, 0]);
+        const error = await d.createNetwork({
+          Name: `niceeval-pools-test-${token}-last`,
           Driver: "bridge",
           Labels: { "niceeval.test": "pools" },
-        });
-        created.push(network.id);
+        }).then((n) => {
+          created.push(n.id);
+          assert.fail("the daemon created a network past its pools");
+        }, (e: unknown) => e);
+        assert.ok(isAddressPoolExhausted(error), String(error));
+        const mapped = mapAddressPoolError(error) as DockerAddressPoolExhaustedError;
+        assert.equal(mapped.code, ADDRESS_POOL_EXHAUSTED);
+      } finally {
+        for (const id of created) await d.getNetwork(id).remove().catch(() => undefined);
       }
-      const full = await readAddressPoolUsage(d, { signal });
-      assert.deepEqual([full.used, full.free], [4, 0]);
-      const error = await d.createNetwork({
-        Name: `niceeval-pools-test-${token}-last`,
-        Driver: "bridge",
-        Labels: { "niceeval.test": "pools" },
-      }).then((n) => {
-        created.push(n.id);
-        assert.fail("the daemon created a network past its pools");
-      }, (e: unknown) => e);
-      assert.ok(isAddressPoolExhausted(error), String(error));
-      const mapped = mapAddressPoolError(error) as DockerAddressPoolExhaustedError;
-      assert.equal(mapped.code, ADDRESS_POOL_EXHAUSTED);
-    } finally {
-      for (const id of created) await d.getNetwork(id).remove().catch(() => undefined);
-    }
-    assert.equal((await readAddressPoolUsage(d, { signal })).used, before.used);
-  },
+      assert.equal((await readAddressPoolUsage(d, { signal })).used, before.used);
+    }),
 });
 
 Deno.test({
