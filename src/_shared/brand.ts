@@ -50,10 +50,13 @@ export function readBrand(value: unknown): Brand | undefined {
     return undefined;
   }
   if (isProxy(value)) return undefined;
+  // The brand first: an unbranded value (a dataset of 100,000 items) needs no other look.
+  const stamp = Object.getOwnPropertyDescriptor(value, DEFINITION_KEY);
+  if (stamp === undefined || !("value" in stamp)) return undefined;
   // A definition holds data only: a getter would run user code wherever niceeval reads it.
   const own = Object.getOwnPropertyDescriptors(value);
   if (Reflect.ownKeys(own).some((key) => !("value" in own[key as string]!))) return undefined;
-  const raw = Object.getOwnPropertyDescriptor(value, DEFINITION_KEY)?.value;
+  const raw = stamp.value;
   if (typeof raw !== "object" || raw === null || isProxy(raw)) return undefined;
   const kind = Object.getOwnPropertyDescriptor(raw, "kind")?.value;
   const version = Object.getOwnPropertyDescriptor(raw, "version")?.value;

@@ -81,20 +81,22 @@ const NO_GROUPS: readonly string[] = Object.freeze([]);
 export function createAttemptRunner(options: AttemptRunnerOptions): RunAttempt {
   // By discovery index: every slot carries its eval's. Ids only disambiguate hand-made plans.
   const evals: DiscoveredEval[] = [];
-  const byId = new Map<string, DiscoveredEval>();
   for (const x of options.plan.experiments) {
-    for (const e of x.evals) {
-      evals[e.index] = e;
-      byId.set(e.id, e);
-    }
+    for (const e of x.evals) evals[e.index] = e;
   }
+  // Built at the first slot whose index does not match: a map of 100,000 evals costs 3.7 MB.
+  let byId: Map<string, DiscoveredEval> | undefined;
+  const evalById = (id: string): DiscoveredEval => {
+    byId ??= new Map(options.plan.experiments.flatMap((x) => x.evals.map((e) => [e.id, e])));
+    return byId.get(id)!;
+  };
   const callSites = new CallSiteFinder(options.root, OWN_DIR);
   const hostEnv = options.hostEnv;
   const env = hostEnv ? (name: string) => hostEnv[name] : undefined;
   return (slot, control) => {
     const experiment = options.plan.experiments[slot.experimentIndex]!;
     const indexed = evals[slot.evalIndex];
-    const evalDef = indexed?.id === slot.evalId ? indexed : byId.get(slot.evalId)!;
+    const evalDef = indexed?.id === slot.evalId ? indexed : evalById(slot.evalId);
     return runOne(slot, control, { ...options, experiment, evalDef, callSites, env });
   };
 }

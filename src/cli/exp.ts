@@ -54,7 +54,9 @@ export async function runExp(io: Io, options: ExpOptions): Promise<number> {
   // Read once (rule 92): the same identity stamps coordination records and sandbox owners.
   const probe = createProcessProbe();
   const identity = await readProcessIdentity({ host: io.hostname, pid: io.pid, probe });
-  const invocation = openInvocation(io, { options, planned, project, recordRoot });
+  const heap = await processHeapGovernor();
+  const invocation = openInvocation(io, { options, planned, project, recordRoot, heap });
+  heap.check();
   const sandboxes = await openSandboxes(io, {
     planned,
     project,
@@ -202,6 +204,7 @@ async function execute(
   if (io.interrupt.aborted) onInterrupt();
   try {
     await writer.begin(inv.takeRunSpecs());
+    heap.check();
     const dispatched = runPlan(
       inv.planned.plan,
       createAttemptRunner({
@@ -232,7 +235,7 @@ async function execute(
     );
     // After a second signal nothing is published (INT-2).
     const work = dispatched.then<number | typeof FORCED>(() =>
-      io.forceInterrupt.aborted ? FORCED : finishRun(io, inv, writer, outcomes)
+      io.forceInterrupt.aborted ? FORCED : finishRun(io, inv, writer, outcomes, heap)
     );
     const forced = await raceAbort(work, io.forceInterrupt).catch((error): typeof FORCED => {
       if (io.forceInterrupt.aborted && error === io.forceInterrupt.reason) return FORCED;

@@ -14,6 +14,7 @@ import {
 import { type ExpOutput, humanOutput, jsonOutput } from "./exp_output.ts";
 import type { ExpOptions } from "./exp_options.ts";
 import { salvageNotice, unpublishedWarning } from "./exp_warnings.ts";
+import type { HeapGovernor } from "./heap_governor.ts";
 import type { Io } from "./io.ts";
 import type { PlannedRun } from "./plan_run.ts";
 import type { LoadedProject } from "./project.ts";
@@ -42,7 +43,14 @@ export interface Invocation {
 /** Creates the Invocation: ids, Run specs, and the start of its output. */
 export function openInvocation(
   io: Io,
-  input: { options: ExpOptions; planned: PlannedRun; project: LoadedProject; recordRoot: string },
+  input: {
+    options: ExpOptions;
+    planned: PlannedRun;
+    project: LoadedProject;
+    recordRoot: string;
+    /** Looks at the heap while the Run specs are built (one look per slot); none in tests. */
+    heap?: HeapGovernor;
+  },
 ): Invocation {
   const { options, planned, project, recordRoot } = input;
   const id = io.random.uuid();
@@ -53,6 +61,7 @@ export function openInvocation(
     startedAt,
     rerun: options.rerun,
     timeoutMs: options.timeoutMs,
+    heap: input.heap,
   });
   planned.identity = null;
   const ctx = {
@@ -157,6 +166,7 @@ function runSpecsOf(
     startedAt: number;
     rerun: ExpOptions["rerun"];
     timeoutMs: number | undefined;
+    heap: HeapGovernor | undefined;
   },
 ): RunSpec[] {
   const { plan, identity } = planned;
@@ -165,6 +175,7 @@ function runSpecsOf(
   return plan.experiments.map((experiment, i) => {
     const def = experiment.discovered.definition;
     const slots = plan.slots.filter((s) => s.experimentIndex === i).map((s) => {
+      info.heap?.tick();
       const ids = identify(s);
       return {
         position: s.position,
@@ -217,7 +228,10 @@ export async function finishRun(
   inv: Invocation,
   writer: RecordWriter,
   outcomes: OutcomeTable,
+  heap?: HeapGovernor,
 ): Promise<number> {
+  // The report rows of every slot are built next: first the run's garbage goes.
+  heap?.check();
   const { plan } = inv.planned;
   const interrupted = io.interrupt.aborted;
   const summarized = summarize(plan, outcomes, { runIdOf: (i) => inv.runIds[i]!, interrupted });

@@ -43,7 +43,14 @@ export class HeapGovernor {
 
   /** Called for every run event: cheap, except on the rare call that collects. */
   tick(): void {
-    if (++this.#events % CHECK_EVERY !== 0) return;
+    if (++this.#events % CHECK_EVERY === 0) this.check();
+  }
+
+  /**
+   * Looks at the heap now, and collects when it is past the limit: planning calls it between its
+   * phases, whose garbage would otherwise pile up until the run's first events.
+   */
+  check(): void {
     if (this.#port.used() <= this.#limit) return;
     this.#port.collect();
     this.#collections++;
@@ -52,9 +59,15 @@ export class HeapGovernor {
   }
 }
 
-/** A governor of this process's heap, or one that never collects when `gc` is unavailable. */
-export async function processHeapGovernor(): Promise<HeapGovernor> {
-  return new HeapGovernor(await processHeapPort() ?? NO_HEAP);
+let shared: Promise<HeapGovernor> | undefined;
+
+/**
+ * The governor of this process's heap, one per process so that planning and the run share its
+ * limit; it never collects when `gc` is unavailable.
+ */
+export function processHeapGovernor(): Promise<HeapGovernor> {
+  shared ??= processHeapPort().then((port) => new HeapGovernor(port ?? NO_HEAP));
+  return shared;
 }
 
 /** This process's heap, or undefined when the runtime does not make `gc` available. */

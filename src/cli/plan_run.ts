@@ -58,6 +58,7 @@ import {
   type RunPlanOptions,
 } from "../scheduler/mod.ts";
 import { runDockerChecks } from "./docker_checks.ts";
+import { processHeapGovernor } from "./heap_governor.ts";
 import type { ExpOptions } from "./exp_options.ts";
 import { narrowToLastFailed } from "./last_failed.ts";
 import { type PlannedRamp, resolveRamp } from "./ramp_options.ts";
@@ -96,6 +97,9 @@ interface PlanRunInput {
 
 /** Builds the complete plan before anything is dispatched (PLAN-1). */
 export async function planRun(io: Io, input: PlanRunInput): Promise<PlannedRun> {
+  // Planning a large project leaves garbage in every phase: the heap governor looks between them.
+  const heap = await processHeapGovernor();
+  heap.check();
   const { project, options, recordRoot } = input;
   const { config } = project;
   const selected = selectionOf(project, options);
@@ -104,10 +108,14 @@ export async function planRun(io: Io, input: PlanRunInput): Promise<PlannedRun> 
   const selection = options.lastFailed
     ? await narrowToLastFailed(reader, { project, options, selection: selected })
     : selected;
+  heap.check();
   const identity = await identityOf(project, selection.experiments);
+  heap.check();
   const decideCarry = await carryOf(reader, { selection, identity, rerun: options.rerun });
   const physical = await physicalSandboxes(io, { selection, project });
+  heap.check();
   const plan = buildPlan(selection, settingsOf(options, config), decideCarry, physical);
+  heap.check();
   const { ramp, disabled } = resolveRamp(options, config, {
     noRamp: options.noRamp,
     projectRoot: project.root,

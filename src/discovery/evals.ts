@@ -3,6 +3,7 @@ import { API_FORMAT_VERSION, readBrand } from "../_shared/mod.ts";
 import { describe, isPlainObject } from "../_shared/mod.ts";
 import type { EvalDefinition, SandboxLayer } from "./definitions.ts";
 import { evalShapeProblem } from "./_revalidate.ts";
+import { madeHere } from "./definitions.ts";
 import { compareCodeUnits, type DiscoveryIssue, importIssue, unreadableExport } from "./issues.ts";
 import type { WalkedFile } from "./walk.ts";
 import type { ModuleLoader } from "../loader/mod.ts";
@@ -145,6 +146,7 @@ function isDataset(value: unknown): value is unknown[] | Record<string, unknown>
 
 /** Why `value` is not a current eval definition, or undefined when it is one. */
 function evalProblem(value: unknown): { message: string; hint: string } | undefined {
+  if (madeHere(value)) return undefined;
   const found = readBrand(value);
   if (found?.kind === "eval" && found.version === API_FORMAT_VERSION) {
     const problem = evalShapeProblem(value as object);

@@ -25,7 +25,9 @@ export async function discoverGroups(
 ): Promise<DiscoveredGroup[]> {
   const idsByDefinition = new Map<EvalDefinition, string[]>();
   for (const e of evals) {
-    idsByDefinition.set(e.definition, [...(idsByDefinition.get(e.definition) ?? []), e.id]);
+    const ids = idsByDefinition.get(e.definition);
+    if (ids) ids.push(e.id);
+    else idsByDefinition.set(e.definition, [e.id]);
   }
   const owner = new Map<string, string>();
   const groups: DiscoveredGroup[] = [];

@@ -7,9 +7,14 @@
 import type { WriterSlot } from "./documents.ts";
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
-/** The digest's text, `sha256:` and 64 hex digits, one byte per character. */
-const DIGEST_CHARS = 71;
+const PREFIX = "sha256:";
+/** Bytes of a SHA-256 digest. */
+const DIGEST_BYTES = 32;
+const HEX = "0123456789abcdef";
 const ASCII = new TextDecoder("latin1");
+/** The text of one digest, rebuilt in place: `sha256:` stays, the 64 hex digits are rewritten. */
+const TEXT = new Uint8Array(PREFIX.length + 2 * DIGEST_BYTES);
+for (let i = 0; i < PREFIX.length; i++) TEXT[i] = PREFIX.charCodeAt(i);
 
 /** Writer slots by position, with the run each belongs to and whether it has a member. */
 export class SlotTable {
@@ -19,7 +24,7 @@ export class SlotTable {
   /** 1 for score slots. */
   readonly #score: Uint8Array;
   readonly #member: Uint8Array;
-  /** {@link DIGEST_CHARS} bytes per position: decoding them is one string, not 32 pieces. */
+  /** {@link DIGEST_BYTES} bytes per position. */
   readonly #digest: Uint8Array;
   readonly #slotId: (string | undefined)[];
   readonly #evalId: (string | undefined)[];
@@ -32,7 +37,7 @@ export class SlotTable {
     this.#ordinal = new Int32Array(size);
     this.#score = new Uint8Array(size);
     this.#member = new Uint8Array(size);
-    this.#digest = new Uint8Array(size * DIGEST_CHARS);
+    this.#digest = new Uint8Array(size * DIGEST_BYTES);
     this.#slotId = new Array(size).fill(undefined);
     this.#evalId = new Array(size).fill(undefined);
   }
@@ -48,8 +53,9 @@ export class SlotTable {
     const digest = slot.executionIdentityDigest;
     if (!DIGEST.test(digest)) this.#otherDigest.set(p, digest);
     else {
-      for (let i = 0; i < DIGEST_CHARS; i++) {
-        this.#digest[p * DIGEST_CHARS + i] = digest.charCodeAt(i);
+      for (let i = 0; i < DIGEST_BYTES; i++) {
+        const at = PREFIX.length + 2 * i;
+        this.#digest[p * DIGEST_BYTES + i] = (nibble(digest, at) << 4) | nibble(digest, at + 1);
       }
     }
     if (slot.carried) this.#carried.set(p, slot.carried);
@@ -96,7 +102,19 @@ export class SlotTable {
   #digestOf(position: number): string {
     const other = this.#otherDigest.get(position);
     if (other !== undefined) return other;
-    const at = position * DIGEST_CHARS;
-    return ASCII.decode(this.#digest.subarray(at, at + DIGEST_CHARS));
+    // One decode of the rebuilt text: a flat string, not 64 pieces.
+    const at = position * DIGEST_BYTES;
+    for (let i = 0; i < DIGEST_BYTES; i++) {
+      const byte = this.#digest[at + i]!;
+      TEXT[PREFIX.length + 2 * i] = HEX.charCodeAt(byte >> 4);
+      TEXT[PREFIX.length + 2 * i + 1] = HEX.charCodeAt(byte & 15);
+    }
+    return ASCII.decode(TEXT);
   }
+}
+
+/** The value of the lowercase hex digit at `index` of `text`. */
+function nibble(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  return code <= 57 ? code - 48 : code - 87;
 }

@@ -31,28 +31,31 @@ export function recordJson(value: unknown, redactor?: Redactor): string {
  * {@link recordJson} of an object whose last key `key` holds a long array, in pieces: the rest of
  * the object, then each element. Joined, the pieces are exactly `recordJson(value, redactor)` when
  * nothing needs redacting; each piece is redacted on its own (issue 20: a header of 100,000 slots
- * is never one string).
+ * is never one string). `itemOf` maps each element as it is written, so that the mapped array never
+ * exists whole.
  */
 export function* recordJsonPieces(
   value: Record<string, unknown>,
   key: string,
   redactor?: Redactor,
+  itemOf: (item: unknown) => unknown = (item) => item,
 ): Generator<string> {
   const items = value[key];
   const keys = Object.keys(value);
+  const whole = () => recordJson({ ...value, [key]: (items as unknown[]).map(itemOf) }, redactor);
   if (!Array.isArray(items) || items.length === 0 || keys[keys.length - 1] !== key) {
-    yield recordJson(value, redactor);
+    yield Array.isArray(items) ? whole() : recordJson(value, redactor);
     return;
   }
   const head = redactedJson({ ...value, [key]: [] }, redactor, 2);
   const empty = `${JSON.stringify(key)}: []\n}`;
   if (!head.endsWith(empty)) {
-    yield recordJson(value, redactor);
+    yield whole();
     return;
   }
   yield `${head.slice(0, head.length - "[]\n}".length)}[\n`;
   for (let i = 0; i < items.length; i++) {
-    const item = redactedJson(items[i], redactor, 2).replaceAll("\n", "\n    ");
+    const item = redactedJson(itemOf(items[i]), redactor, 2).replaceAll("\n", "\n    ");
     yield `${i === 0 ? "" : ",\n"}    ${item}`;
   }
   yield "\n  ]\n}\n";

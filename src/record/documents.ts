@@ -89,17 +89,24 @@ export function runHeaderDocument(header: RunHeader): Record<string, unknown> {
       configHash: header.config.configHash,
     },
     options: header.options,
-    // Only the ExpectedSlot fields, in this order: the caller may pass richer slot objects (the
-    // writer's own, so a Run does not hold a second object per slot).
-    expectedSlots: header.expectedSlots.map((s) => ({
-      slotId: s.slotId,
-      evalId: s.evalId,
-      ordinal: s.ordinal,
-      kind: s.kind,
-      groupId: s.groupId,
-      inputFingerprint: s.inputFingerprint,
-      executionIdentityDigest: s.executionIdentityDigest,
-    })),
+    expectedSlots: header.expectedSlots.map(expectedSlotOf),
+  };
+}
+
+/**
+ * Only the ExpectedSlot fields of a slot, in this order: the caller may pass richer slot objects
+ * (the writer's own, so a Run does not hold a second object per slot).
+ */
+export function expectedSlotOf(slot: unknown): ExpectedSlot {
+  const s = slot as ExpectedSlot;
+  return {
+    slotId: s.slotId,
+    evalId: s.evalId,
+    ordinal: s.ordinal,
+    kind: s.kind,
+    groupId: s.groupId,
+    inputFingerprint: s.inputFingerprint,
+    executionIdentityDigest: s.executionIdentityDigest,
   };
 }
 

@@ -15,7 +15,12 @@ const RELATIVE_IMPORT_REGEXP =
 /** `sha256:<hex>` of the canonical JSON of `value`. */
 export function digestOf(value: unknown): string {
   // Flat: identity digests are kept for the whole run, two per slot.
-  return flatString(`sha256:${sha256Hex(canonicalJson(value))}`);
+  return digestOfCanonical(canonicalJson(value));
+}
+
+/** `sha256:<hex>` of `text`, which is canonical JSON already. */
+function digestOfCanonical(text: string): string {
+  return flatString(`sha256:${sha256Hex(text)}`);
 }
 
 /**
@@ -40,7 +45,12 @@ export function configHashOf(
 
 /** The execution identity digest of one slot. */
 export function executionDigestOf(configHash: string, inputFingerprint: string): string {
-  return digestOf({ configHash, inputFingerprint });
+  // digestOf({ configHash, inputFingerprint }), its canonical JSON spelled out.
+  return digestOfCanonical(
+    `{"configHash":${JSON.stringify(configHash)},"inputFingerprint":${
+      JSON.stringify(inputFingerprint)
+    }}`,
+  );
 }
 
 /** Configuration hashes by experiment ID and input fingerprints by eval ID of a selection. */
@@ -155,6 +165,9 @@ export function slotIdentifier(identity: PlanIdentity): (slot: SlotRef) => SlotI
   };
 }
 
+/** No metadata seen yet. */
+const NONE = Symbol("none");
+
 /** Computes input fingerprints, hashing each source file once. */
 export class FingerprintCache {
   readonly #root: string;
@@ -162,6 +175,9 @@ export class FingerprintCache {
   readonly #hashes = new Map<string, Promise<string>>();
   /** The `sources` of each entry file as the eval names it: many evals share one file. */
   readonly #sources = new Map<string, Promise<Readonly<Record<string, string>>>>();
+  readonly #sourcesJson = new Map<string, Promise<string>>();
+  /** The canonical JSON of the metadata object seen last: consecutive evals mostly share one. */
+  #lastMetadata: { value: unknown; json: string | undefined } = { value: NONE, json: undefined };
 
   constructor(root: string) {
     this.#root = root;
@@ -176,23 +192,39 @@ export class FingerprintCache {
     group: DiscoveredGroup | undefined,
     layers: { readonly sandbox?: string | null; readonly groupSandbox?: string | null } = {},
   ): Promise<string> {
-    const sources = await this.#sourcesOf(e.file);
+    const sources = await this.#sourcesJsonOf(e.file);
     const def = e.definition;
-    return digestOf({
-      evalId: e.id,
-      kind: def.evaluationKind,
-      metadata: def.metadata,
-      sandbox: layers.sandbox ?? null,
-      sources,
-      group: group
-        ? {
-          id: group.id,
-          members: group.memberIds,
-          sandbox: layers.groupSandbox ?? null,
-          onUnavailable: group.definition.onUnavailable,
-        }
-        : null,
-    });
+    const groupJson = group
+      ? canonicalJson({
+        id: group.id,
+        members: group.memberIds,
+        sandbox: layers.groupSandbox ?? null,
+        onUnavailable: group.definition.onUnavailable,
+      })
+      : "null";
+    if (def.metadata !== this.#lastMetadata.value) {
+      this.#lastMetadata = { value: def.metadata, json: canonicalJson(def.metadata) };
+    }
+    const metadata = this.#lastMetadata.json;
+    if (metadata === undefined) throw new TypeError(`eval ${e.id} has no metadata object`);
+    // canonicalJson of { evalId, kind, metadata, sandbox, sources, group }, its keys in sorted
+    // order, built from parts: a dataset's evals share their file's sources and most share one
+    // metadata object, so only the ID and layers are new per eval.
+    return digestOfCanonical(
+      `{"evalId":${JSON.stringify(e.id)},"group":${groupJson},` +
+        `"kind":${JSON.stringify(def.evaluationKind)},"metadata":${metadata},` +
+        `"sandbox":${JSON.stringify(layers.sandbox ?? null)},"sources":${sources}}`,
+    );
+  }
+
+  /** The canonical JSON of {@link #sourcesOf}, computed once per entry file. */
+  #sourcesJsonOf(file: string): Promise<string> {
+    let found = this.#sourcesJson.get(file);
+    if (!found) {
+      found = this.#sourcesOf(file).then(canonicalJson);
+      this.#sourcesJson.set(file, found);
+    }
+    return found;
   }
 
   /** Root-relative path → content hash of every file in the closure of `file`. */

@@ -27,6 +27,7 @@ import {
   type AttemptHeader,
   diagnosticRecord,
   endRecord,
+  expectedSlotOf,
   LOG_NAME,
   type MemberAction,
   memberRecord,
@@ -195,11 +196,11 @@ export class RecordWriter {
     return this.#step(run.dir, async () => {
       await Deno.mkdir(run.dir, { recursive: true });
       run.log = new RunLog(await this.#openLog(run.logPath), this.#clock, this.#batch);
-      const header = recordJsonPieces(
-        runHeaderDocument(spec.header),
-        "expectedSlots",
-        this.#redactor,
-      );
+      // The expected slots are made one by one as they are written: 100,000 of them never
+      // exist at once.
+      const doc = runHeaderDocument({ ...spec.header, expectedSlots: [] });
+      doc.expectedSlots = spec.header.expectedSlots;
+      const header = recordJsonPieces(doc, "expectedSlots", this.#redactor, expectedSlotOf);
       await writeFilesAtomic(run.dir, [{ name: "run.json", text: header }], {
         random: this.#random,
         syncer: this.#syncer,

@@ -1,6 +1,11 @@
 /** The heap governor of `exp` (issue 20, docs/memory.md). */
 import assert from "node:assert/strict";
-import { HeapGovernor, type HeapPort, processHeapPort } from "../../src/cli/heap_governor.ts";
+import {
+  HeapGovernor,
+  type HeapPort,
+  processHeapGovernor,
+  processHeapPort,
+} from "../../src/cli/heap_governor.ts";
 
 const MB = 1024 * 1024;
 
@@ -59,6 +64,32 @@ Deno.test("issue 20: past a live heap of about 43 MB the limit is 1.75 × the li
   heap.use = 176 * MB;
   ticks(governor, 32);
   assert.equal(heap.collections, 2);
+});
+
+Deno.test("issue 20: check() looks now, between planning phases, and shares the limit with tick()", () => {
+  const heap = fakeHeap();
+  const governor = new HeapGovernor(heap);
+  heap.use = 64 * MB;
+  governor.check();
+  assert.equal(heap.collections, 0);
+  heap.use = 65 * MB;
+  heap.live = 40 * MB;
+  governor.check();
+  assert.equal(heap.collections, 1);
+  // Next limit: max(40 × 1.75, 40 + 32) = 72 MB, for ticks too.
+  heap.use = 72 * MB;
+  governor.check();
+  ticks(governor, 32);
+  assert.equal(heap.collections, 1);
+  heap.use = 73 * MB;
+  ticks(governor, 31);
+  assert.equal(heap.collections, 1);
+  governor.check();
+  assert.equal(heap.collections, 2);
+});
+
+Deno.test("issue 20: planning and the run share one governor per process", async () => {
+  assert.equal(await processHeapGovernor(), await processHeapGovernor());
 });
 
 Deno.test("issue 20: this runtime lets the governor collect: garbage it drops is gone afterwards", async () => {

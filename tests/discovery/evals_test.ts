@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { DefinitionError } from "../../src/_shared/errors.ts";
 import { defineConfig } from "../../src/config/mod.ts";
-import { defineEval, defineEvalGroup, defineScoreEval } from "../../src/discovery/definitions.ts";
+import {
+  defineEval,
+  defineEvalGroup,
+  defineScoreEval,
+  madeHere,
+} from "../../src/discovery/definitions.ts";
 import { classifyEvalFiles, discoverEvals } from "../../src/discovery/evals.ts";
 import type { DiscoveryIssue } from "../../src/discovery/issues.ts";
 import { walkFiles } from "../../src/discovery/walk.ts";
@@ -191,6 +196,24 @@ Deno.test("discoverEvals() accepts a definition of another API copy with the sam
   const { ids, issues } = await discover({ "evals/x.eval.ts": { default: twin } });
   assert.deepEqual(ids, ["x"]);
   assert.deepEqual(issues, []);
+});
+
+Deno.test("discoverEvals() still validates a definition that carries this API's own brand object but was not made here", async () => {
+  const key = Symbol.for("niceeval.definition");
+  const stamp = Object.getOwnPropertyDescriptor(a, key)!.value;
+  const forged = Object.freeze(Object.defineProperty(
+    { evaluationKind: "pass", tags: "x", metadata: {}, test() {} },
+    key,
+    { value: stamp },
+  ));
+  assert.equal(madeHere(a), true);
+  assert.equal(madeHere(forged), false);
+  assert.equal(madeHere({ ...a }), false);
+  for (const value of [forged, [a, forged]]) {
+    const { ids, issues } = await discover({ "evals/x.eval.ts": { default: value } });
+    assert.deepEqual(ids, []);
+    assert.match(only(issues).message, /an invalid eval definition: tags must be an array/);
+  }
 });
 
 Deno.test("discoverEvals() turns a DefinitionError at import into discovery.invalid-definition", async () => {

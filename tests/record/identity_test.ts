@@ -10,10 +10,13 @@ import {
   defineExperiment,
   type DiscoveredEval,
   type DiscoveredExperiment,
+  type DiscoveredGroup,
 } from "../../src/discovery/mod.ts";
 import { localSandbox } from "../../src/sandbox/mod.ts";
+import { sha256Hex } from "../../src/_shared/mod.ts";
 import {
   configHashOf,
+  digestOf,
   executionDigestOf,
   FingerprintCache,
   planIdentityOf,
@@ -125,6 +128,76 @@ Deno.test("FingerprintCache.fingerprint() covers the eval's local import closure
     assert.notEqual(await fingerprint(), helper, "the eval file itself");
   } finally {
     await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("FingerprintCache.fingerprint() is the digest of the canonical JSON of its whole input, for every mix of group, layers and metadata", async () => {
+  const root = await Deno.makeTempDir({ prefix: "niceeval-identity-" });
+  try {
+    await Deno.mkdir(join(root, "evals"), { recursive: true });
+    await Deno.writeTextFile(
+      join(root, "evals/a.eval.ts"),
+      'import "./b.ts";\nexport default 1;\n',
+    );
+    await Deno.writeTextFile(join(root, "evals/b.ts"), "export {};\n");
+    const test = () => {};
+    const shared = { "z\u00e9": [1, { b: null, a: '\u2028"q"' }], a: true };
+    const definitions = [
+      defineEval({ test }),
+      defineEval({ test, metadata: shared }),
+      defineEval({ test, metadata: shared }),
+      defineEval({ test }),
+      defineEval({ test, metadata: { n: -0.5e-7 } }),
+    ];
+    const group = {
+      id: "g/h",
+      file: "evals/g/h/eval-group.ts",
+      definition: { evals: [], onUnavailable: "replace-sandbox" },
+      memberIds: ["g/h/x", 'g/h/"y"'],
+    } as unknown as DiscoveredGroup;
+    const cache = new FingerprintCache(root);
+    const cases = [
+      ["a/0000", undefined, {}],
+      ['a/"\u00e9\u{1F600}"', group, { sandbox: "sha256:eval", groupSandbox: "sha256:group" }],
+      ["a/\\x", group, {}],
+      ["a/y", undefined, { sandbox: "sha256:eval" }],
+      ["a/z", group, { groupSandbox: null }],
+    ] as const;
+    for (const [i, [id, g, layers]] of cases.entries()) {
+      const definition = definitions[i]!;
+      const e = { id, index: i, file: "evals/a.eval.ts", definition } as unknown as DiscoveredEval;
+      const whole = {
+        evalId: id,
+        kind: definition.evaluationKind,
+        metadata: definition.metadata,
+        sandbox: (layers as { sandbox?: string }).sandbox ?? null,
+        sources: {
+          "evals/a.eval.ts": await hashOf(root, "evals/a.eval.ts"),
+          "evals/b.ts": await hashOf(root, "evals/b.ts"),
+        },
+        group: g
+          ? {
+            id: g.id,
+            members: g.memberIds,
+            sandbox: (layers as { groupSandbox?: string | null }).groupSandbox ?? null,
+            onUnavailable: g.definition.onUnavailable,
+          }
+          : null,
+      };
+      assert.equal(await cache.fingerprint(e, g, layers), digestOf(whole), id);
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+async function hashOf(root: string, path: string): Promise<string> {
+  return sha256Hex(await Deno.readFile(join(root, path)));
+}
+
+Deno.test("executionDigestOf() is the digest of the canonical JSON of both hashes", () => {
+  for (const [c, f] of [["sha256:c1", "sha256:f1"], ['a"\\b', "\u00e9\ud800"]] as const) {
+    assert.equal(executionDigestOf(c, f), digestOf({ inputFingerprint: f, configHash: c }));
   }
 });
 

@@ -68,7 +68,19 @@ Deno.test("slotIdOf(), locatorOf() and digestOf() give the same strings on every
 });
 
 Deno.test("flatString() returns an equal string, long and non-ASCII ones included", () => {
-  for (const text of ["", "a", "sha256:" + "f".repeat(64), "é→🙂 mixed", "x".repeat(300)]) {
-    assert.equal(flatString(text), text);
-  }
+  const texts = [
+    "",
+    "a",
+    "sha256:" + "f".repeat(64),
+    "é→🙂 mixed",
+    "x".repeat(300),
+    "x".repeat(256),
+    "é".repeat(256),
+    "🙂".repeat(128),
+    "lone \ud800 high, lone \udfff low",
+    "sha256:" + "0".repeat(64),
+    "ab",
+  ];
+  // Twice over: the second pass reuses the buffer views of the first.
+  for (const text of [...texts, ...texts]) assert.equal(flatString(text), text);
 });

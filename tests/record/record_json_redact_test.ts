@@ -46,3 +46,18 @@ Deno.test("issue 20: recordJsonPieces() joins to recordJson() byte for byte, and
   const notLast = { expectedSlots: slots, z: 1 };
   assert.deepEqual([...recordJsonPieces(notLast, "expectedSlots")], [recordJson(notLast)]);
 });
+
+Deno.test("issue 20: recordJsonPieces() maps each element with itemOf, in every form it writes", () => {
+  const slots = Array.from({ length: 4 }, (_, i) => ({ slotId: `s${i}`, extra: "dropped" }));
+  const itemOf = (item: unknown) => ({ slotId: (item as { slotId: string }).slotId });
+  const mapped = slots.map(itemOf);
+  const doc = { format: "f", expectedSlots: slots };
+  assert.equal(
+    [...recordJsonPieces(doc, "expectedSlots", undefined, itemOf)].join(""),
+    recordJson({ format: "f", expectedSlots: mapped }),
+  );
+  const notLast = { expectedSlots: slots, z: 1 };
+  assert.deepEqual([...recordJsonPieces(notLast, "expectedSlots", undefined, itemOf)], [
+    recordJson({ expectedSlots: mapped, z: 1 }),
+  ]);
+});

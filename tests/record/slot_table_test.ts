@@ -33,6 +33,23 @@ Deno.test("issue 20: SlotTable rebuilds each slot exactly, digests of any form i
   assert.deepEqual(table.memberFields(1), { slotId: "slot-1", evalId: "e1", ordinal: 1 });
 });
 
+Deno.test("issue 20: SlotTable stores a sha256 digest as 32 bytes and gives every one back", () => {
+  const size = 300;
+  const table = new SlotTable(size);
+  const digests: string[] = [];
+  for (let p = 0; p < size; p++) {
+    const bytes = crypto.getRandomValues(new Uint8Array(32));
+    if (p === 0) bytes.fill(0);
+    if (p === 1) bytes.fill(255);
+    const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    digests.push(`sha256:${hex}`);
+    table.set(slot(p, { executionIdentityDigest: digests[p]! }), 0);
+  }
+  for (let p = 0; p < size; p++) {
+    assert.equal(table.slot(p)!.executionIdentityDigest, digests[p]);
+  }
+});
+
 Deno.test("issue 20: SlotTable claims a member once per slot", () => {
   const table = new SlotTable(2);
   table.set(slot(0), 0);
