@@ -43,6 +43,7 @@ export type {
   WaitScope,
 } from "./events.ts";
 export { formatCost, formatDuration, formatScore, formatTokens, plural } from "./format.ts";
+export { latin1Text, readHex, writeHex } from "./hex.ts";
 export {
   canonicalJson,
   deepFreeze,

@@ -1,20 +1,23 @@
 /**
  * The writer's planned slots in compact form, by plan position (issue 20: memory that does not
  * grow with objects per slot). After `begin` the writer keeps only what it needs to write members
- * and Attempt headers: typed arrays for numbers, the digest as 32 bytes, the shared ID strings, and
- * one bit per slot for "has a member". A {@link WriterSlot} is rebuilt on demand.
+ * and Attempt headers: typed arrays for numbers, the digest as 32 bytes and the SlotId as 8 (it is
+ * rebuilt from them and the ordinal), the shared eval ID strings, and one bit per slot for "has a
+ * member". A {@link WriterSlot} is rebuilt on demand.
  */
+import { latin1Text, readHex, writeHex } from "../_shared/mod.ts";
 import type { WriterSlot } from "./documents.ts";
 
-const DIGEST = /^sha256:[0-9a-f]{64}$/;
 const PREFIX = "sha256:";
 /** Bytes of a SHA-256 digest. */
 const DIGEST_BYTES = 32;
-const HEX = "0123456789abcdef";
-const ASCII = new TextDecoder("latin1");
+/** Bytes of the hex part of a SlotId (16 hex digits). */
+const SLOT_BYTES = 8;
 /** The text of one digest, rebuilt in place: `sha256:` stays, the 64 hex digits are rewritten. */
-const TEXT = new Uint8Array(PREFIX.length + 2 * DIGEST_BYTES);
-for (let i = 0; i < PREFIX.length; i++) TEXT[i] = PREFIX.charCodeAt(i);
+const DIGEST_TEXT = new Uint8Array(PREFIX.length + 2 * DIGEST_BYTES);
+for (let i = 0; i < PREFIX.length; i++) DIGEST_TEXT[i] = PREFIX.charCodeAt(i);
+/** The hex part of one SlotId, rebuilt in place. */
+const SLOT_TEXT = new Uint8Array(2 * SLOT_BYTES);
 
 /** Writer slots by position, with the run each belongs to and whether it has a member. */
 export class SlotTable {
@@ -26,7 +29,10 @@ export class SlotTable {
   readonly #member: Uint8Array;
   /** {@link DIGEST_BYTES} bytes per position. */
   readonly #digest: Uint8Array;
-  readonly #slotId: (string | undefined)[];
+  /** {@link SLOT_BYTES} bytes per position: the SlotId is these in hex, a dash, the ordinal. */
+  readonly #slotHex: Uint8Array;
+  /** SlotIds not of that form, kept as given. */
+  readonly #otherSlotId = new Map<number, string>();
   readonly #evalId: (string | undefined)[];
   /** Digests not of the `sha256:<hex>` form, kept as given. */
   readonly #otherDigest = new Map<number, string>();
@@ -38,7 +44,7 @@ export class SlotTable {
     this.#score = new Uint8Array(size);
     this.#member = new Uint8Array(size);
     this.#digest = new Uint8Array(size * DIGEST_BYTES);
-    this.#slotId = new Array(size).fill(undefined);
+    this.#slotHex = new Uint8Array(size * SLOT_BYTES);
     this.#evalId = new Array(size).fill(undefined);
   }
 
@@ -48,16 +54,17 @@ export class SlotTable {
     this.#run[p] = run;
     this.#ordinal[p] = slot.ordinal;
     this.#score[p] = slot.kind === "score" ? 1 : 0;
-    this.#slotId[p] = slot.slotId;
     this.#evalId[p] = slot.evalId;
+    const ordinal = ordinalText(slot.ordinal);
+    const slotId = slot.slotId;
+    const compactId = slotId.length === 2 * SLOT_BYTES + 1 + ordinal.length &&
+      slotId[2 * SLOT_BYTES] === "-" && slotId.endsWith(ordinal) &&
+      readHex(slotId, 0, SLOT_BYTES, this.#slotHex, p * SLOT_BYTES);
+    if (!compactId) this.#otherSlotId.set(p, slotId);
     const digest = slot.executionIdentityDigest;
-    if (!DIGEST.test(digest)) this.#otherDigest.set(p, digest);
-    else {
-      for (let i = 0; i < DIGEST_BYTES; i++) {
-        const at = PREFIX.length + 2 * i;
-        this.#digest[p * DIGEST_BYTES + i] = (nibble(digest, at) << 4) | nibble(digest, at + 1);
-      }
-    }
+    const compactDigest = digest.length === DIGEST_TEXT.length && digest.startsWith(PREFIX) &&
+      readHex(digest, PREFIX.length, DIGEST_BYTES, this.#digest, p * DIGEST_BYTES);
+    if (!compactDigest) this.#otherDigest.set(p, digest);
     if (slot.carried) this.#carried.set(p, slot.carried);
   }
 
@@ -72,7 +79,7 @@ export class SlotTable {
   ): Pick<WriterSlot, "slotId" | "evalId" | "ordinal"> | undefined {
     if (this.runOf(position) < 0) return undefined;
     return {
-      slotId: this.#slotId[position]!,
+      slotId: this.#slotIdOf(position),
       evalId: this.#evalId[position]!,
       ordinal: this.#ordinal[position]!,
     };
@@ -83,7 +90,7 @@ export class SlotTable {
     if (this.runOf(position) < 0) return undefined;
     return {
       position,
-      slotId: this.#slotId[position]!,
+      slotId: this.#slotIdOf(position),
       evalId: this.#evalId[position]!,
       ordinal: this.#ordinal[position]!,
       kind: this.#score[position] === 1 ? "score" : "pass",
@@ -103,18 +110,19 @@ export class SlotTable {
     const other = this.#otherDigest.get(position);
     if (other !== undefined) return other;
     // One decode of the rebuilt text: a flat string, not 64 pieces.
-    const at = position * DIGEST_BYTES;
-    for (let i = 0; i < DIGEST_BYTES; i++) {
-      const byte = this.#digest[at + i]!;
-      TEXT[PREFIX.length + 2 * i] = HEX.charCodeAt(byte >> 4);
-      TEXT[PREFIX.length + 2 * i + 1] = HEX.charCodeAt(byte & 15);
-    }
-    return ASCII.decode(TEXT);
+    writeHex(this.#digest, position * DIGEST_BYTES, DIGEST_BYTES, DIGEST_TEXT, PREFIX.length);
+    return latin1Text(DIGEST_TEXT);
+  }
+
+  #slotIdOf(position: number): string {
+    const other = this.#otherSlotId.get(position);
+    if (other !== undefined) return other;
+    writeHex(this.#slotHex, position * SLOT_BYTES, SLOT_BYTES, SLOT_TEXT, 0);
+    return `${latin1Text(SLOT_TEXT)}-${ordinalText(this.#ordinal[position]!)}`;
   }
 }
 
-/** The value of the lowercase hex digit at `index` of `text`. */
-function nibble(text: string, index: number): number {
-  const code = text.charCodeAt(index);
-  return code <= 57 ? code - 48 : code - 87;
+/** The ordinal as a SlotId spells it: at least 4 digits. */
+function ordinalText(ordinal: number): string {
+  return String(ordinal).padStart(4, "0");
 }

@@ -5,17 +5,32 @@
  * Any other outcome is kept as the report reads it ({@link reportedResult}).
  */
 import type { AttemptResult, AttemptVerdict, SlotOutcome } from "../_shared/mod.ts";
+import { latin1Text, readHex, writeHex } from "../_shared/mod.ts";
 import type { PlannedSlot } from "../plan/mod.ts";
 import { locatorOf } from "../record/mod.ts";
 import { NO_DETAILS, type ReportedResult, reportedResult, type SlotReport } from "./_reported.ts";
 
 const CARRIED: SlotOutcome = Object.freeze({ kind: "carried" });
+/** Bytes of a UUID. */
+const UUID_BYTES = 16;
+/** Where each group of a UUID's text starts, and how many bytes it spells. */
+const UUID_GROUPS: readonly (readonly [number, number])[] = [[0, 4], [9, 2], [14, 2], [19, 2], [
+  24,
+  6,
+]];
+const UUID_LENGTH = 36;
+/** The text of one AttemptId, rebuilt in place: the dashes stay, the hex digits are rewritten. */
+const UUID_TEXT = new Uint8Array(UUID_LENGTH);
+for (const at of [8, 13, 18, 23]) UUID_TEXT[at] = "-".charCodeAt(0);
 
 /** Outcomes by plan position; fed by `runPlan`'s `onOutcome`. */
 export class OutcomeTable {
   /** Positions kept compact: 1 passed, 2 scored; 0 elsewhere. */
   readonly #compact: Uint8Array;
-  readonly #attemptId: (string | undefined)[];
+  /** {@link UUID_BYTES} bytes per compact position: its AttemptId, a lowercase UUID. */
+  readonly #attemptId: Uint8Array;
+  /** AttemptIds of compact positions that are not lowercase UUIDs, kept as given. */
+  readonly #otherAttemptId = new Map<number, string>();
   readonly #startedAt: Float64Array;
   readonly #endedAt: Float64Array;
   /** NaN for null. */
@@ -33,7 +48,7 @@ export class OutcomeTable {
 
   constructor(size: number) {
     this.#compact = new Uint8Array(size);
-    this.#attemptId = new Array(size).fill(undefined);
+    this.#attemptId = new Uint8Array(size * UUID_BYTES);
     this.#startedAt = new Float64Array(size);
     this.#endedAt = new Float64Array(size);
     this.#score = new Float64Array(size);
@@ -84,7 +99,7 @@ export class OutcomeTable {
   resultAt(slot: PlannedSlot): ReportedResult {
     const p = slot.position;
     return {
-      attemptId: this.#attemptId[p]!,
+      attemptId: this.attemptIdAt(p),
       experimentId: slot.experimentId,
       evalId: slot.evalId,
       ordinal: slot.ordinal,
@@ -108,7 +123,25 @@ export class OutcomeTable {
   }
 
   attemptIdAt(position: number): string {
-    return this.#attemptId[position]!;
+    const other = this.#otherAttemptId.get(position);
+    if (other !== undefined) return other;
+    let at = position * UUID_BYTES;
+    for (const [from, count] of UUID_GROUPS) {
+      writeHex(this.#attemptId, at, count, UUID_TEXT, from);
+      at += count;
+    }
+    return latin1Text(UUID_TEXT);
+  }
+
+  #storeAttemptId(position: number, id: string): void {
+    let at = position * UUID_BYTES;
+    let uuid = id.length === UUID_LENGTH;
+    for (const [from, count] of UUID_GROUPS) {
+      if (!uuid) break;
+      uuid = (from === 0 || id[from - 1] === "-") && readHex(id, from, count, this.#attemptId, at);
+      at += count;
+    }
+    if (!uuid) this.#otherAttemptId.set(position, id);
   }
 
   scoreAt(position: number): number | null {
@@ -140,7 +173,7 @@ export class OutcomeTable {
     if (r.error !== null || r.skipReason !== null) return false;
     if (r.details.assertions.some((a) => a.status === "failed")) return false;
     this.#compact[p] = r.verdict === "scored" ? 2 : 1;
-    this.#attemptId[p] = r.attemptId;
+    this.#storeAttemptId(p, r.attemptId);
     this.#startedAt[p] = r.startedAt;
     this.#endedAt[p] = r.endedAt;
     this.#score[p] = r.score ?? NaN;

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { SlotTable } from "../../src/record/_slot_table.ts";
 import type { WriterSlot } from "../../src/record/documents.ts";
+import { slotIdOf } from "../../src/record/mod.ts";
 
 const DIGEST = `sha256:${"0123456789abcdef".repeat(4)}`;
 
@@ -47,6 +48,23 @@ Deno.test("issue 20: SlotTable stores a sha256 digest as 32 bytes and gives ever
   }
   for (let p = 0; p < size; p++) {
     assert.equal(table.slot(p)!.executionIdentityDigest, digests[p]);
+  }
+});
+
+Deno.test("issue 20: SlotTable keeps a SlotId as 8 bytes and the ordinal, and any other form as given", () => {
+  const table = new SlotTable(6);
+  const slots = [
+    slot(0, { slotId: slotIdOf("greet/hello", 0), evalId: "greet/hello", ordinal: 0 }),
+    slot(1, { slotId: slotIdOf("x", 12345), evalId: "x", ordinal: 12345 }),
+    slot(2, { slotId: "00ff00ff00ff00ff-0007", ordinal: 3 }),
+    slot(3, { slotId: "00FF00FF00FF00FF-0003", ordinal: 3 }),
+    slot(4, { slotId: "00ff00ff00ff00f-00003", ordinal: 3 }),
+    slot(5, { slotId: "ffffffffffffffff-0001", ordinal: 1 }),
+  ];
+  for (const s of slots) table.set(s, 0);
+  for (const s of slots) {
+    assert.deepEqual(table.slot(s.position), s);
+    assert.equal(table.memberFields(s.position)!.slotId, s.slotId);
   }
 });
 

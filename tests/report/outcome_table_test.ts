@@ -121,3 +121,21 @@ Deno.test("issue 20: a position without an outcome is an internal error", () => 
     /No outcome for plan slot 0/,
   );
 });
+
+Deno.test("issue 20: OutcomeTable keeps a UUID AttemptId as 16 bytes and any other form as given", () => {
+  const ids = [
+    crypto.randomUUID(),
+    "00000000-0000-4000-8000-000000000000",
+    "ffffffff-ffff-4fff-bfff-ffffffffffff",
+    crypto.randomUUID().toUpperCase(),
+    "0b9e6f5c-3d2a-4e8f-9a71-2c4d5e6f7a8",
+    "0b9e6f5c+3d2a-4e8f-9a71-2c4d5e6f7a8b",
+    "att-6",
+  ];
+  const table = new OutcomeTable(plan.slots.length);
+  ids.forEach((attemptId, p) => {
+    table.record(plan.slots[p]!, { kind: "executed", result: resultAt(p, { attemptId }) });
+  });
+  ids.forEach((attemptId, p) => assert.equal(table.attemptIdAt(p), attemptId));
+  assert.equal(table.objectCount, 0);
+});
