@@ -1,7 +1,8 @@
 /**
- * Stack frames of embedded user code (toolchain.md §8.8): the runtime shows a `data:` module's
- * own positions, so frames of user files are rewritten through each file's source map to what
- * the native loader shows: the file's `file:` URL, line and column. Every reader of stacks
+ * Stack frames of embedded user code (toolchain.md §8.8): the runtime shows positions in the
+ * evaluated text that holds the bodies, under its `sourceURL`, so frames of user files are
+ * rewritten through each file's source map to what the native loader shows: the file's `file:`
+ * URL, line and column. Every reader of stacks
  * (error locations, call sites, a layer's declaring file) then works the same in both modes.
  */
 import { isAbsolute } from "node:path";
@@ -10,6 +11,7 @@ import { pathToFileURL } from "node:url";
 /** V8's structured stack frame, as `Error.prepareStackTrace` receives it. */
 interface CallSite {
   getFileName(): string | undefined | null;
+  getScriptNameOrSourceURL?(): string | undefined | null;
   getFunctionName(): string | null;
   isAsync?(): boolean;
   getLineNumber(): number | null;
@@ -88,8 +90,9 @@ export class FrameRewriter {
 
   /** The rewritten text of a frame of one of this loader's files, else undefined. */
   #frame(site: CallSite): string | undefined {
-    const url = site.getFileName();
-    if (typeof url !== "string" || !url.startsWith("data:")) return undefined;
+    // Evaluated code names itself with a `sourceURL`; the runtime gives no file name for it.
+    const url = site.getScriptNameOrSourceURL?.() ?? site.getFileName();
+    if (typeof url !== "string" || !this.#sources.has(url)) return undefined;
     const line = (site.getLineNumber() ?? 1) - 1;
     const source = this.#sources.get(url)?.findLast((s) => (s.line ?? 0) <= line);
     if (source === undefined) return undefined;

@@ -1,11 +1,11 @@
 /**
  * The embedded loader (toolchain.md §8.5–§8.9): user files are transpiled by esbuild-wasm, each
- * into a function obtained from a small `data:` module, and evaluated once per process under a
+ * into a function obtained from one evaluated text of a few files, and evaluated once per process
+ * under a
  * registry keyed by absolute path. It serves compiled binaries and processes whose import map
  * lacks the project's names.
  */
 import { Buffer } from "node:buffer";
-import { readFile } from "node:fs/promises";
 import process from "node:process";
 import { dirname, extname, relative, sep } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -27,17 +27,24 @@ const NATIVE_HINT = "run niceeval under Deno (native loader) to use it";
 /**
  * Parameters of the function each file becomes (`__niceeval_import_meta` is `META_NAME` of
  * _transform.ts); the body runs in a block inside it, so user declarations of these names stay
- * legal. A `data:` module exports an array of such functions, one per file.
+ * legal. One evaluated text holds an array of such functions, one per file.
  */
 const WRAPPER_HEAD =
   `function ${BODY_NAME}(exports, require, module, __filename, __dirname, __niceeval_import_meta, global, Buffer, process) {{`;
 const WRAPPER_TAIL = "\n}},\n";
-const MODULE_HEAD = "export default [\n";
-const MODULE_TAIL = "];\n";
+let compiled = 0;
+
+/** A process-unique name for one compiled group of bodies, as frames show it. */
+function compiledName(): string {
+  return `niceeval-embedded-${++compiled}`;
+}
+
+/** Strict, like the module code it stands for; one line, so body lines keep their numbers. */
+const MODULE_HEAD = '"use strict";[\n';
+const MODULE_TAIL = "];\n//# sourceURL=";
 /**
- * The size of code one `data:` module holds: the runtime's cost of a `data:` module grows faster
- * than its size, its memory with its size, and the cost of each separate import with the number
- * already loaded (measured trade-off in docs/loader.md).
+ * The size of code one evaluated text holds: a text that fails to compile is compiled again file
+ * by file, so a text stays small enough for that to be cheap (docs/loader.md).
  */
 const MODULE_CHARS = 16_384;
 /** Line terminators besides `\n`: a body holding one ends its module (line numbers stay exact). */
@@ -133,13 +140,13 @@ class Registry {
 
   async load(path: string): Promise<Record<string, unknown>> {
     const graph = await this.#prepareGraph(path);
-    await this.#compile();
+    this.#compile();
     return this.#evaluateGraph(graph);
   }
 
   /**
    * Loads `paths` in order: every graph is prepared first, the code of all their files compiled
-   * in a few `data:` modules, then each is evaluated; each outcome is what `load` gives alone.
+   * in a few evaluated texts, then each is evaluated; each outcome is what `load` gives alone.
    */
   async loadAll(paths: readonly string[]): Promise<LoadOutcome[]> {
     const graphs: (ModuleRecord[] | { error: unknown })[] = [];
@@ -150,7 +157,7 @@ class Registry {
         graphs.push({ error });
       }
     }
-    await this.#compile();
+    this.#compile();
     return graphs.map((graph) => {
       if (!Array.isArray(graph)) return { ok: false, error: graph.error };
       try {
@@ -198,7 +205,7 @@ class Registry {
 
   async #prepareFile(path: string): Promise<ModuleRecord> {
     const file = this.#display(path);
-    const source = await readFile(path, "utf8");
+    const source = await Deno.readTextFile(path);
     const base = { path, file, module: { exports: {} }, state: "ready" as const };
     const extension = extname(path);
     if (extension === ".json") {
@@ -228,11 +235,11 @@ class Registry {
   }
 
   /**
-   * Compiles the code of every prepared file not compiled yet, a few files per `data:` module;
+   * Compiles the code of every prepared file not compiled yet, a few files per evaluated text;
    * a module that fails is compiled again file by file, so only the files whose code fails to
    * compile are marked.
    */
-  async #compile(): Promise<void> {
+  #compile(): void {
     const records = this.#uncompiled.splice(0);
     if (records.length === 0) return;
     if (!this.#framesInstalled) {
@@ -241,11 +248,11 @@ class Registry {
     }
     for (const chunk of chunks(records)) {
       try {
-        await this.#compileModule(chunk);
+        this.#compileModule(chunk);
       } catch {
         for (const record of chunk) {
           try {
-            await this.#compileModule([record]);
+            this.#compileModule([record]);
           } catch (error) {
             record.compileError = error;
           }
@@ -254,8 +261,8 @@ class Registry {
     }
   }
 
-  /** Imports one `data:` module holding the bodies of `records`, and hands each its body. */
-  async #compileModule(records: readonly ModuleRecord[]): Promise<void> {
+  /** Evaluates one text holding the bodies of `records`, and hands each its body. */
+  #compileModule(records: readonly ModuleRecord[]): void {
     let text = MODULE_HEAD;
     let line = 1;
     const starts: number[] = [];
@@ -265,8 +272,9 @@ class Registry {
       // The code's own lines, then the line of the wrapper's closing braces.
       line += lineCount(record.code!) + 2;
     }
-    text += MODULE_TAIL;
-    const url = `data:text/javascript;base64,${Buffer.from(text).toString("base64")}`;
+    // The name under which the runtime shows frames of these bodies (rewritten by `_frames.ts`).
+    const url = compiledName();
+    text += MODULE_TAIL + url;
     records.forEach((record, i) =>
       this.#frames.add(url, {
         url: pathToFileURL(record.path).href,
@@ -275,7 +283,9 @@ class Registry {
         mappings: record.mappings!,
       })
     );
-    const bodies = (await import(url) as { default: Body[] }).default;
+    // An indirect eval, in the global scope: an `import()` per module would make the runtime
+    // process its whole module graph again each time (docs/loader.md).
+    const bodies = (0, eval)(text) as Body[];
     records.forEach((record, i) => {
       record.body = bodies[i]!;
       delete record.code;

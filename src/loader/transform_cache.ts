@@ -5,7 +5,7 @@
  * that cannot be read or fails its checks is a miss, and a directory that cannot be written
  * leaves the loader working without it.
  */
-import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import {
   type Clock,
@@ -96,7 +96,8 @@ export class TransformCache {
     const path = this.entryPath(key);
     let text: string;
     try {
-      text = await readFile(path, "utf8");
+      // One runtime call, where `node:fs` makes four (open, stat, read, close): 5,000 files.
+      text = await Deno.readTextFile(path);
     } catch {
       return undefined;
     }
@@ -127,7 +128,7 @@ export class TransformCache {
   async #touch(path: string): Promise<void> {
     try {
       const now = this.#clock.now();
-      if (now - (await stat(path)).mtimeMs < TOUCH_AFTER_MS) return;
+      if (now - ((await Deno.stat(path)).mtime?.getTime() ?? 0) < TOUCH_AFTER_MS) return;
       await utimes(path, now / 1000, now / 1000);
     } catch {
       // A read-only cache still serves hits.
