@@ -9,13 +9,63 @@ export interface NdjsonLine {
   readonly [field: string]: unknown;
 }
 
-/** The rows of each (experiment, eval), in the order of each group's first row. */
-export function evalGroups(rows: readonly SlotReport[]): Iterable<SlotReport[]> {
+/**
+ * The rows of each (experiment, eval), in the order of each group's first row. Each group's array
+ * is made as it is read: 100,000 groups never exist at once (issue 20), only four integer arrays.
+ */
+export function* evalGroups(rows: readonly SlotReport[]): Generator<SlotReport[]> {
   let experiments = 0;
-  for (const row of rows) experiments = Math.max(experiments, row.slot.experimentIndex + 1);
-  const groups = new Map<number, SlotReport[]>();
+  let evals = 0;
+  for (const { slot } of rows) {
+    experiments = Math.max(experiments, slot.experimentIndex + 1);
+    evals = Math.max(evals, slot.evalIndex + 1);
+  }
+  const keys = experiments * evals;
+  const dense = rows.every(({ slot }) =>
+    Number.isInteger(slot.evalIndex) && slot.evalIndex >= 0 &&
+    Number.isInteger(slot.experimentIndex) && slot.experimentIndex >= 0
+  );
+  if (!dense || keys > 4 * rows.length + 1_024) {
+    yield* mapGroups(rows);
+    return;
+  }
+  const keyOf = (row: SlotReport) => row.slot.evalIndex * experiments + row.slot.experimentIndex;
+  // Rows per key, and the keys in the order of their first row.
+  const counts = new Int32Array(keys);
+  const firstKeys = new Int32Array(rows.length);
+  let groups = 0;
   for (const row of rows) {
-    const key = row.slot.evalIndex * experiments + row.slot.experimentIndex;
+    const key = keyOf(row);
+    if (counts[key] === 0) firstKeys[groups++] = key;
+    counts[key]!++;
+  }
+  // Where each key's rows start in `members`, in group order; then the rows, in row order.
+  const starts = new Int32Array(keys);
+  let next = 0;
+  for (let g = 0; g < groups; g++) {
+    starts[firstKeys[g]!] = next;
+    next += counts[firstKeys[g]!]!;
+  }
+  const members = new Int32Array(rows.length);
+  const filled = new Int32Array(keys);
+  rows.forEach((row, i) => {
+    const key = keyOf(row);
+    members[starts[key]! + filled[key]!] = i;
+    filled[key]!++;
+  });
+  for (let g = 0; g < groups; g++) {
+    const key = firstKeys[g]!;
+    const group: SlotReport[] = new Array(counts[key]!);
+    for (let j = 0; j < group.length; j++) group[j] = rows[members[starts[key]! + j]!]!;
+    yield group;
+  }
+}
+
+/** {@link evalGroups} through a map, for indexes too sparse for arrays. */
+function mapGroups(rows: readonly SlotReport[]): Iterable<SlotReport[]> {
+  const groups = new Map<string, SlotReport[]>();
+  for (const row of rows) {
+    const key = `${row.slot.evalIndex}/${row.slot.experimentIndex}`;
     const group = groups.get(key);
     if (group) group.push(row);
     else groups.set(key, [row]);
