@@ -22,7 +22,7 @@ const CHECK_EVERY = 32;
 /** The first limit, in bytes: a small run never collects. */
 const FIRST_LIMIT = 64 * 1024 * 1024;
 /** After a collection, the next limit is the larger of live × this factor and live + this margin. */
-const GROWTH_FACTOR = 1.75;
+const GROWTH_FACTOR = 1.5;
 const GROWTH_MARGIN = 32 * 1024 * 1024;
 
 /** Collects when the heap grew well past its live size; see the module documentation. */

@@ -42,7 +42,7 @@ Deno.test("issue 20: the governor collects only past its limit, looking every 32
   ticks(governor, 1);
   assert.equal(heap.collections, 1);
   assert.equal(governor.collections, 1);
-  // Next limit: max(30 × 1.75, 30 + 32) = 62 MB.
+  // Next limit: max(30 × 1.5, 30 + 32) = 62 MB.
   heap.use = 62 * MB;
   ticks(governor, 32);
   assert.equal(heap.collections, 1);
@@ -51,17 +51,17 @@ Deno.test("issue 20: the governor collects only past its limit, looking every 32
   assert.equal(heap.collections, 2);
 });
 
-Deno.test("issue 20: past a live heap of about 43 MB the limit is 1.75 × the live heap", () => {
+Deno.test("issue 20: past a live heap of 64 MB the limit is 1.5 × the live heap", () => {
   const heap = fakeHeap();
   const governor = new HeapGovernor(heap);
   heap.use = 200 * MB;
   heap.live = 100 * MB;
   ticks(governor, 32);
   assert.equal(heap.collections, 1);
-  heap.use = 175 * MB;
+  heap.use = 150 * MB;
   ticks(governor, 32);
   assert.equal(heap.collections, 1);
-  heap.use = 176 * MB;
+  heap.use = 151 * MB;
   ticks(governor, 32);
   assert.equal(heap.collections, 2);
 });
@@ -76,7 +76,7 @@ Deno.test("issue 20: check() looks now, between planning phases, and shares the 
   heap.live = 40 * MB;
   governor.check();
   assert.equal(heap.collections, 1);
-  // Next limit: max(40 × 1.75, 40 + 32) = 72 MB, for ticks too.
+  // Next limit: max(40 × 1.5, 40 + 32) = 72 MB, for ticks too.
   heap.use = 72 * MB;
   governor.check();
   ticks(governor, 32);
