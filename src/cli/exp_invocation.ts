@@ -239,7 +239,6 @@ export async function finishRun(
   const summary = !inv.options.json || inv.options.junit
     ? await withCarriedResults(summarized)
     : summarized;
-  heap?.check();
   await writer.flush();
   if (writer.hasUnsettledAttempts() && !interrupted && !writer.failure) {
     throw new Error("Cannot publish: a reserved Attempt has no outcome");

@@ -2,8 +2,8 @@
  * Stack frames of embedded user code (toolchain.md §8.8): the runtime shows positions in the
  * evaluated text that holds the bodies, under its `sourceURL`, so frames of user files are
  * rewritten through each file's source map to what the native loader shows: the file's `file:`
- * URL, line and column. Every reader of stacks
- * (error locations, call sites, a layer's declaring file) then works the same in both modes.
+ * URL, line and column. Every reader of stacks (error locations, call sites, a layer's declaring
+ * file) then works the same in both modes.
  */
 import { isAbsolute } from "node:path";
 import { pathToFileURL } from "node:url";

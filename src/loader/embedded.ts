@@ -1,9 +1,8 @@
 /**
  * The embedded loader (toolchain.md §8.5–§8.9): user files are transpiled by esbuild-wasm, each
  * into a function obtained from one evaluated text of a few files, and evaluated once per process
- * under a
- * registry keyed by absolute path. It serves compiled binaries and processes whose import map
- * lacks the project's names.
+ * under a registry keyed by absolute path. It serves compiled binaries and processes whose import
+ * map lacks the project's names.
  */
 import { Buffer } from "node:buffer";
 import process from "node:process";
@@ -32,23 +31,23 @@ const NATIVE_HINT = "run niceeval under Deno (native loader) to use it";
 const WRAPPER_HEAD =
   `function ${BODY_NAME}(exports, require, module, __filename, __dirname, __niceeval_import_meta, global, Buffer, process) {{`;
 const WRAPPER_TAIL = "\n}},\n";
-let compiled = 0;
-
-/** A process-unique name for one compiled group of bodies, as frames show it. */
-function compiledName(): string {
-  return `niceeval-embedded-${++compiled}`;
-}
-
 /** Strict, like the module code it stands for; one line, so body lines keep their numbers. */
-const MODULE_HEAD = '"use strict";[\n';
-const MODULE_TAIL = "];\n//# sourceURL=";
+const TEXT_HEAD = '"use strict";[\n';
+const TEXT_TAIL = "];\n//# sourceURL=";
 /**
  * The size of code one evaluated text holds: a text that fails to compile is compiled again file
  * by file, so a text stays small enough for that to be cheap (docs/loader.md).
  */
-const MODULE_CHARS = 16_384;
-/** Line terminators besides `\n`: a body holding one ends its module (line numbers stay exact). */
+const TEXT_CHARS = 16_384;
+/** Line terminators besides `\n`: a body holding one ends its text (line numbers stay exact). */
 const OTHER_LINE_BREAK_REGEXP = /[\r\u2028\u2029]/;
+
+let compiled = 0;
+
+/** A process-unique name for one compiled text of bodies, as frames show it. */
+function compiledName(): string {
+  return `niceeval-embedded-${++compiled}`;
+}
 
 /** Options of {@link createEmbeddedLoader}. */
 export interface EmbeddedLoaderOptions {
@@ -236,7 +235,7 @@ class Registry {
 
   /**
    * Compiles the code of every prepared file not compiled yet, a few files per evaluated text;
-   * a module that fails is compiled again file by file, so only the files whose code fails to
+   * a text that fails is compiled again file by file, so only the files whose code fails to
    * compile are marked.
    */
   #compile(): void {
@@ -248,11 +247,11 @@ class Registry {
     }
     for (const chunk of chunks(records)) {
       try {
-        this.#compileModule(chunk);
+        this.#compileText(chunk);
       } catch {
         for (const record of chunk) {
           try {
-            this.#compileModule([record]);
+            this.#compileText([record]);
           } catch (error) {
             record.compileError = error;
           }
@@ -262,8 +261,8 @@ class Registry {
   }
 
   /** Evaluates one text holding the bodies of `records`, and hands each its body. */
-  #compileModule(records: readonly ModuleRecord[]): void {
-    let text = MODULE_HEAD;
+  #compileText(records: readonly ModuleRecord[]): void {
+    let text = TEXT_HEAD;
     let line = 1;
     const starts: number[] = [];
     for (const record of records) {
@@ -274,7 +273,7 @@ class Registry {
     }
     // The name under which the runtime shows frames of these bodies (rewritten by `_frames.ts`).
     const url = compiledName();
-    text += MODULE_TAIL + url;
+    text += TEXT_TAIL + url;
     records.forEach((record, i) =>
       this.#frames.add(url, {
         url: pathToFileURL(record.path).href,
@@ -406,15 +405,15 @@ class Registry {
 }
 
 /**
- * Splits records into modules of about {@link MODULE_CHARS} characters of code each; a body that
- * holds a line terminator other than `\n` ends its module, so the lines after it stay exact.
+ * Splits records into texts of about {@link TEXT_CHARS} characters of code each; a body that
+ * holds a line terminator other than `\n` ends its text, so the lines after it stay exact.
  */
 function chunks(records: readonly ModuleRecord[]): ModuleRecord[][] {
   const out: ModuleRecord[][] = [];
   let current: ModuleRecord[] = [];
   let size = 0;
   for (const record of records) {
-    if (current.length > 0 && size + record.code!.length > MODULE_CHARS) {
+    if (current.length > 0 && size + record.code!.length > TEXT_CHARS) {
       out.push(current);
       current = [];
       size = 0;

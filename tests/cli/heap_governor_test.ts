@@ -29,6 +29,17 @@ function ticks(governor: HeapGovernor, n: number): void {
   for (let i = 0; i < n; i++) governor.tick();
 }
 
+/** Collections so far after the heap reached `usedMB` and 32 more events came. */
+function collectionsAt(
+  heap: ReturnType<typeof fakeHeap>,
+  governor: HeapGovernor,
+  usedMB: number,
+): number {
+  heap.use = usedMB * MB;
+  ticks(governor, 32);
+  return heap.collections;
+}
+
 Deno.test("issue 20: the governor collects only past its limit, looking every 32 events", () => {
   const heap = fakeHeap();
   const governor = new HeapGovernor(heap);
@@ -43,27 +54,17 @@ Deno.test("issue 20: the governor collects only past its limit, looking every 32
   assert.equal(heap.collections, 1);
   assert.equal(governor.collections, 1);
   // Next limit: max(30 × 1.5, 30 + 32) = 62 MB.
-  heap.use = 62 * MB;
-  ticks(governor, 32);
-  assert.equal(heap.collections, 1);
-  heap.use = 63 * MB;
-  ticks(governor, 32);
-  assert.equal(heap.collections, 2);
+  assert.equal(collectionsAt(heap, governor, 62), 1);
+  assert.equal(collectionsAt(heap, governor, 63), 2);
 });
 
 Deno.test("issue 20: past a live heap of 64 MB the limit is 1.5 × the live heap", () => {
   const heap = fakeHeap();
   const governor = new HeapGovernor(heap);
-  heap.use = 200 * MB;
   heap.live = 100 * MB;
-  ticks(governor, 32);
-  assert.equal(heap.collections, 1);
-  heap.use = 150 * MB;
-  ticks(governor, 32);
-  assert.equal(heap.collections, 1);
-  heap.use = 151 * MB;
-  ticks(governor, 32);
-  assert.equal(heap.collections, 2);
+  assert.equal(collectionsAt(heap, governor, 200), 1);
+  assert.equal(collectionsAt(heap, governor, 150), 1);
+  assert.equal(collectionsAt(heap, governor, 151), 2);
 });
 
 Deno.test("issue 20: check() looks now, between planning phases, and shares the limit with tick()", () => {
